@@ -1,0 +1,30 @@
+// swift-tools-version:6.0
+import PackageDescription
+
+// Layers, top to bottom (see DESIGN.md): preflight -> PreflightService -> MigrationCore
+// -> CSpaceVFS -> CSQLite / CMicroHTTPD. Nothing here comes from outside the toolchain.
+let package = Package(
+    name: "Preflight",
+    platforms: [.macOS(.v13)],
+    products: [
+        .library(name: "MigrationCore", targets: ["MigrationCore"]),
+        .executable(name: "preflight", targets: ["preflight"]),
+    ],
+    targets: [
+        .systemLibrary(name: "CSQLite", path: "Sources/CSQLite"),
+        .systemLibrary(name: "CMicroHTTPD", path: "Sources/CMicroHTTPD"),
+        .target(name: "CSpaceVFS", dependencies: ["CSQLite"], path: "Sources/CSpaceVFS"),
+        .target(name: "MigrationCore", dependencies: ["CSQLite", "CSpaceVFS"]),
+        .target(name: "PreflightService", dependencies: ["MigrationCore", "CMicroHTTPD", "CSpaceVFS"]),
+        .executableTarget(name: "preflight", dependencies: ["PreflightService", "MigrationCore"]),
+        .executableTarget(
+            name: "preflight-bench", dependencies: ["MigrationCore", "PreflightService"],
+            path: "Benchmarks"),
+        .target(name: "TestSupport", dependencies: ["MigrationCore", "CSQLite"], path: "Tests/TestSupport"),
+        .testTarget(name: "MigrationCoreTests", dependencies: ["MigrationCore", "TestSupport", "CSQLite"]),
+        .testTarget(
+            name: "PreflightServiceTests",
+            dependencies: ["PreflightService", "MigrationCore", "TestSupport", "CSQLite"]),
+    ],
+    swiftLanguageModes: [.v6]
+)

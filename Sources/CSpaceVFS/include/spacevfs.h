@@ -1,0 +1,87 @@
+/*
+** spacevfs: a shim VFS that measures and limits the space a migration uses.
+**
+** OVERVIEW
+**   Registered under the name SPACEVFS_NAME, wrapping the default VFS. Every file
+**   SQLite opens through it (main database, rollback journal, WAL, shm, sub-journals,
+**   temp databases, sorter and other transient files) is tracked by class; growth
+**   without xWrite (size hints, shm mapping) counts too. When the total of all files
+**   would grow past the quota, the write fails with SQLITE_FULL, as a full disk would.
+**
+**   Counters live in a small stats file that each process mmaps (MAP_SHARED), so a
+**   parent process reads them even after the migrating process was SIGKILLed.
+**
+**   Mechanism only: no policy. The Swift side (MigrationCore/Space) decides what a
+**   quota is and when a step's window begins.
+*/
+#ifndef PREFLIGHT_SPACEVFS_H
+#define PREFLIGHT_SPACEVFS_H
+#include <stdint.h>
+
+#define SPACEVFS_NAME "preflight-space"
+
+/* File classes as the report shows them (CONTRACT §3 space.by_class). */
+enum {
+    SPACEVFS_CLASS_MAIN = 0,    /* main database file */
+    SPACEVFS_CLASS_JOURNAL = 1, /* rollback journal (and super-journal) */
+    SPACEVFS_CLASS_WAL = 2,     /* write-ahead log */
+    SPACEVFS_CLASS_SHM = 3,     /* wal-index (-shm) */
+    SPACEVFS_CLASS_TEMP = 4,    /* sub-journals, temp databases, sorter and transient files */
+    SPACEVFS_CLASS_COUNT = 5
+};
+
+typedef struct spacevfs_counters {
+    int64_t total_bytes;                          /* sum of all tracked files now */
+    int64_t peak_total_bytes;                     /* highest total_bytes seen */
+    int64_t bytes[SPACEVFS_CLASS_COUNT];          /* current size per class */
+    int64_t peak_bytes[SPACEVFS_CLASS_COUNT];     /* highest size per class */
+    int64_t bytes_written[SPACEVFS_CLASS_COUNT];  /* bytes passed to xWrite per class */
+    int64_t syncs[SPACEVFS_CLASS_COUNT];          /* xSync calls per class */
+} spacevfs_counters;
+
+typedef struct spacevfs_stats {
+    uint32_t magic;               /* SPACEVFS_MAGIC once initialised */
+    uint32_t layout_version;      /* SPACEVFS_LAYOUT_VERSION */
+    int64_t quota_bytes;          /* most total bytes allowed; -1 = unlimited */
+    int64_t full_errors;          /* writes refused with SQLITE_FULL */
+    int32_t window_tag;           /* caller's tag for the current window (a step version) */
+    int32_t reserved;
+    spacevfs_counters run;        /* since the stats file was created, across processes */
+    spacevfs_counters window;     /* since the last spacevfs_window_begin */
+} spacevfs_stats;
+
+#define SPACEVFS_MAGIC 0x50465356u /* "PFSV" */
+#define SPACEVFS_LAYOUT_VERSION 1u
+
+/*
+** Parent side: create (or truncate) the stats file at zPath with the given quota
+** (-1 for unlimited). Returns 0 or an errno value.
+*/
+int spacevfs_stats_create(const char *zPath, int64_t quotaBytes);
+
+/*
+** Parent side: copy the stats file's current contents into *pOut without
+** registering anything. Works after the writer was killed. Returns 0 or an errno
+** value (EINVAL for a file that is not a stats file).
+*/
+int spacevfs_stats_read(const char *zPath, spacevfs_stats *pOut);
+
+/*
+** Worker side: mmap the stats file at zPath (made by spacevfs_stats_create) and
+** register the shim VFS as SPACEVFS_NAME (not as the default). Current sizes start
+** at zero in each process: files are counted as they are opened, with their size at
+** open. Peaks, bytes written and syncs of earlier processes are kept. Call once per
+** process; returns an SQLite result code.
+*/
+int spacevfs_register(const char *zStatsPath);
+
+/* Worker side: the stats as they are now (zeroes if not registered). */
+void spacevfs_snapshot(spacevfs_stats *pOut);
+
+/*
+** Worker side: start a new accounting window (one per step): the window's peaks
+** restart from the current sizes, its bytes written and syncs from zero.
+*/
+void spacevfs_window_begin(int32_t tag);
+
+#endif

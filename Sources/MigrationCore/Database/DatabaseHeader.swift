@@ -1,0 +1,102 @@
+import Foundation
+
+/// The first 100 bytes of an SQLite database file, read before any SQL runs
+/// (https://sqlite.org/fileformat2.html#the_database_header).
+///
+/// Reading the header with plain file I/O tells the gate a file's version and owner
+/// without letting SQLite parse anything from it, and tells garbage, truncated and
+/// encrypted files apart from databases.
+public struct DatabaseHeader: Sendable, Equatable {
+    public static let size = 100
+    static let magic = Array("SQLite format 3\0".utf8)
+
+    /// Bytes per page (65536 is stored as 1).
+    public var pageSize: Int
+    /// 1 for a rollback journal, 2 for WAL (offsets 18 and 19).
+    public var writeVersion: UInt8
+    public var readVersion: UInt8
+    public var changeCounter: UInt32
+    /// Pages in the file; trusted only when `pageCountIsValid`.
+    public var pageCount: UInt32
+    /// The page count is valid when the change counter equals the version-valid-for number.
+    public var pageCountIsValid: Bool
+    public var userVersion: Int32
+    public var applicationID: Int32
+    public var sqliteVersionNumber: UInt32
+
+    public var isWAL: Bool { writeVersion == 2 || readVersion == 2 }
+}
+
+/// What the bytes of a file say before SQLite touches it.
+public enum HeaderReading: Sendable, Equatable {
+    /// A zero-byte file: what a fresh install finds (version 0).
+    case empty
+    case database(DatabaseHeader)
+    /// Not an SQLite database; the reason is for people.
+    case invalid(String)
+}
+
+extension DatabaseHeader {
+    /// Reads and checks the header of the file at `path` (whose size is `fileSize`).
+    public static func read(path: String) -> HeaderReading {
+        guard let handle = FileHandle(forReadingAtPath: path) else {
+            return .invalid("the file cannot be opened for reading")
+        }
+        defer { try? handle.close() }
+        let fileSize = (try? handle.seekToEnd()) ?? 0
+        try? handle.seek(toOffset: 0)
+        let bytes = [UInt8]((try? handle.read(upToCount: size)) ?? Data())
+        return parse(bytes, fileSize: fileSize)
+    }
+
+    /// Checks `bytes` (the file's first bytes, up to 100) of a file of `fileSize` bytes.
+    public static func parse(_ bytes: [UInt8], fileSize: UInt64) -> HeaderReading {
+        if fileSize == 0 { return .empty }
+        guard bytes.count >= size else {
+            return .invalid("the file is \(fileSize) bytes, shorter than an SQLite header (100 bytes)")
+        }
+        guard Array(bytes[0..<16]) == magic else {
+            return .invalid("the file does not start with \"SQLite format 3\"; it is not an SQLite database, or it is encrypted")
+        }
+        let storedPageSize = Int(bigEndian16(bytes, 16))
+        let pageSize = storedPageSize == 1 ? 65536 : storedPageSize
+        guard pageSize >= 512, pageSize <= 65536, pageSize & (pageSize - 1) == 0 else {
+            return .invalid("the header's page size \(storedPageSize) is not a power of two between 512 and 65536")
+        }
+        let writeVersion = bytes[18], readVersion = bytes[19]
+        guard (1...2).contains(writeVersion), (1...2).contains(readVersion) else {
+            return .invalid("the header's file format versions (\(writeVersion), \(readVersion)) are not 1 or 2")
+        }
+        // Offsets 21-23 are fixed by the file format; anything else means a damaged or
+        // encrypted header (encryption extensions leave the magic alone on some builds).
+        guard bytes[21] == 64, bytes[22] == 32, bytes[23] == 32 else {
+            return .invalid("the header's payload fractions are not 64/32/32; the file is damaged or encrypted")
+        }
+        let changeCounter = bigEndian32(bytes, 24)
+        let pageCount = bigEndian32(bytes, 28)
+        let header = DatabaseHeader(
+            pageSize: pageSize, writeVersion: writeVersion, readVersion: readVersion,
+            changeCounter: changeCounter, pageCount: pageCount,
+            pageCountIsValid: changeCounter == bigEndian32(bytes, 92) && pageCount > 0,
+            userVersion: Int32(bitPattern: bigEndian32(bytes, 60)),
+            applicationID: Int32(bitPattern: bigEndian32(bytes, 68)),
+            sqliteVersionNumber: bigEndian32(bytes, 96))
+        if fileSize % UInt64(pageSize) != 0 {
+            return .invalid("the file is \(fileSize) bytes, not a whole number of \(pageSize)-byte pages; it was truncated")
+        }
+        if header.pageCountIsValid && UInt64(pageCount) * UInt64(pageSize) > fileSize {
+            return .invalid(
+                "the header says \(pageCount) pages of \(pageSize) bytes, but the file holds only \(fileSize / UInt64(pageSize)); it was truncated")
+        }
+        return .database(header)
+    }
+
+    private static func bigEndian16(_ bytes: [UInt8], _ offset: Int) -> UInt16 {
+        UInt16(bytes[offset]) << 8 | UInt16(bytes[offset + 1])
+    }
+
+    private static func bigEndian32(_ bytes: [UInt8], _ offset: Int) -> UInt32 {
+        UInt32(bytes[offset]) << 24 | UInt32(bytes[offset + 1]) << 16 | UInt32(bytes[offset + 2]) << 8
+            | UInt32(bytes[offset + 3])
+    }
+}

@@ -1,0 +1,57 @@
+import Glibc
+
+/// Test-only: end the process abruptly (`_exit`, no cleanup, no rollback) at a chosen
+/// point, to prove that every point of a migration survives being killed there.
+public struct FaultInjection: Sendable, Equatable {
+    public enum Point: String, Sendable, CaseIterable {
+        /// After the new table of a rebuild was created and committed.
+        case afterCreate = "after_create"
+        /// After the last batch of a copy or backfill committed.
+        case afterLastBatch = "after_last_batch"
+        /// Inside the final swap transaction, before its COMMIT.
+        case insideSwap = "inside_swap"
+        /// Inside a step's transaction, before its COMMIT.
+        case insideStep = "inside_step"
+    }
+
+    /// Exit after this many batches have committed (in this process).
+    public var afterBatches: Int?
+    public var point: Point?
+    /// Raise SIGSEGV when the step with this version starts (a crashing SQLite, simulated).
+    public var crashAtStep: Int?
+
+    public init(afterBatches: Int? = nil, point: Point? = nil, crashAtStep: Int? = nil) {
+        self.afterBatches = afterBatches
+        self.point = point
+        self.crashAtStep = crashAtStep
+    }
+
+    public static let none = FaultInjection()
+
+    /// Parses "after_batches=3", "point=inside_swap", "crash_at_step=2", comma-separated.
+    public init?(specification: String) {
+        self.init()
+        for item in specification.split(separator: ",") {
+            let parts = item.split(separator: "=", maxSplits: 1).map(String.init)
+            guard parts.count == 2 else { return nil }
+            switch parts[0] {
+            case "after_batches": guard let count = Int(parts[1]) else { return nil }; afterBatches = count
+            case "point": guard let value = Point(rawValue: parts[1]) else { return nil }; point = value
+            case "crash_at_step": guard let value = Int(parts[1]) else { return nil }; crashAtStep = value
+            default: return nil
+            }
+        }
+    }
+
+    func reached(_ point: Point) {
+        if self.point == point { _exit(86) }
+    }
+
+    func batchesCommitted(_ count: Int) {
+        if let afterBatches, count >= afterBatches { _exit(86) }
+    }
+
+    func stepStarting(_ version: Int) {
+        if crashAtStep == version { raise(SIGSEGV) }
+    }
+}

@@ -1,0 +1,41 @@
+/// The policies a file must pass before any step touches it: files from a newer app
+/// version are refused (an older app cannot know what they hold), files of another app
+/// are refused, and a file without an application id is adopted.
+public struct Gate: Sendable {
+    public var plan: Plan
+    public var target: Int
+
+    public init(plan: Plan, target: Int) {
+        self.plan = plan
+        self.target = target
+    }
+
+    /// What the gate decided for a file with this version and application id.
+    public enum Decision: Sendable, Equatable {
+        /// Go ahead; write `adoptApplicationID` with the first step, when set.
+        case proceed(adoptApplicationID: Int32?)
+        case refuse(Failure)
+    }
+
+    public func check(userVersion: Int, applicationID: Int32) -> Decision {
+        if userVersion > target {
+            let newest = target == plan.newestVersion ? "the plan's newest version" : "the target version"
+            return .refuse(Failure(
+                kind: Failure.Kind.futureVersion,
+                message: "the database is at user_version \(userVersion), above \(newest) \(target): it was written by a newer app, which this migration cannot downgrade"))
+        }
+        if userVersion < 0 {
+            return .refuse(Failure(
+                kind: Failure.Kind.futureVersion,
+                message: "the database's user_version is \(userVersion); versions of this plan run from 0 to \(plan.newestVersion)"))
+        }
+        guard let expected = plan.applicationID, expected != 0 else { return .proceed(adoptApplicationID: nil) }
+        if applicationID == 0 { return .proceed(adoptApplicationID: expected) }
+        if applicationID != expected {
+            return .refuse(Failure(
+                kind: Failure.Kind.foreignApplicationID,
+                message: "the database's application_id is \(applicationID), but plan \"\(plan.name)\" belongs to application_id \(expected): this is another app's file"))
+        }
+        return .proceed(adoptApplicationID: nil)
+    }
+}

@@ -1,0 +1,72 @@
+/// What the migrator reports as it goes, one value per event.
+///
+/// Events are flat records so that they travel as JSON lines (a worker process writes
+/// them on its stdout; the parent reads them even from a launch that was killed).
+/// An event about durable progress is emitted only after its transaction committed.
+public struct MigrationEvent: Sendable, Codable, Equatable {
+    public enum Kind: String, Sendable, Codable {
+        /// The database is open; `userVersion` and `cursor`/`version` (pending work) say where it stands.
+        case opened
+        case stepStarted = "step_started"
+        /// A batch of a rebuild or backfill committed together with its cursor.
+        case batchCommitted = "batch_committed"
+        case stepFinished = "step_finished"
+        /// The step did not apply: `stepStatus` says refused or failed, `outcome` how the run ends.
+        case stepFailed = "step_failed"
+        /// The launch is done; `userVersion` is the version reached.
+        case finished
+    }
+
+    public var event: Kind
+    /// The step this event is about (for `opened`: the step with half-done work, if any).
+    public var version: Int?
+    public var userVersion: Int?
+    public var applicationID: Int32?
+    public var journalMode: String?
+    public var name: String?
+    public var stepKind: StepKind?
+    public var costClass: CostClass?
+    public var elapsedMs: Int?
+    public var swapMs: Int?
+    public var rows: Int64?
+    public var batches: Int?
+    /// Key of the last row a batch finished, as JSON values.
+    public var cursor: [SQLiteValue]?
+    public var estimatedBytes: Int64?
+    public var space: StepSpace?
+    public var outcome: Outcome?
+    public var failure: Failure?
+    /// Milliseconds since the migrator started, for every event.
+    public var atMs: Int?
+
+    public init(_ event: Kind, version: Int? = nil) {
+        self.event = event
+        self.version = version
+    }
+
+    enum CodingKeys: String, CodingKey {
+        case event, version, userVersion = "user_version", applicationID = "application_id"
+        case journalMode = "journal_mode", name, stepKind = "kind", costClass = "cost_class"
+        case elapsedMs = "elapsed_ms", swapMs = "swap_ms", rows, batches, cursor
+        case estimatedBytes = "estimated_bytes", space, outcome, failure, atMs = "at_ms"
+    }
+}
+
+/// Space a step used, from the space meter's window for that step.
+public struct StepSpace: Sendable, Codable, Equatable {
+    public var peakBytes: Int64
+    public var peakGrowthBytes: Int64
+    public var bytesWritten: Int64
+    public var syncs: Int64
+
+    public init(peakBytes: Int64, peakGrowthBytes: Int64, bytesWritten: Int64, syncs: Int64) {
+        self.peakBytes = peakBytes
+        self.peakGrowthBytes = peakGrowthBytes
+        self.bytesWritten = bytesWritten
+        self.syncs = syncs
+    }
+
+    enum CodingKeys: String, CodingKey {
+        case peakBytes = "peak_bytes", peakGrowthBytes = "peak_growth_bytes", bytesWritten = "bytes_written", syncs
+    }
+}

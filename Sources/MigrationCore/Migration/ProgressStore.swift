@@ -1,0 +1,102 @@
+import Foundation
+
+/// The durable cursor of a chunked step, kept in the migrated database itself so that
+/// it commits in the same transaction as the batch it describes.
+///
+/// One row per step with work in progress. A database at version N-1 with a row for
+/// step N is a valid intermediate state: the next launch continues from `cursor`.
+/// Tables named `_preflight_*` are Preflight's own and are left out of row counts and
+/// schema comparisons.
+public struct ProgressStore {
+    public static let table = "_preflight_progress"
+    /// Prefix of every table Preflight creates for its own bookkeeping.
+    public static let internalPrefix = "_preflight_"
+
+    /// Where one chunked step stands.
+    public struct Progress: Sendable, Equatable {
+        public var step: Int
+        /// The step's `definitionHash` when the work began.
+        public var definition: String
+        /// Which part of the step the cursor belongs to, e.g. "copy" or "purge".
+        public var phase: String
+        public var rows: Int64
+        public var batches: Int
+        /// Key of the last row done; nil before the first batch.
+        public var cursor: [SQLiteValue]?
+        /// Key of the last row that existed when the phase began.
+        public var highWater: [SQLiteValue]?
+
+        public init(
+            step: Int, definition: String, phase: String, rows: Int64 = 0, batches: Int = 0,
+            cursor: [SQLiteValue]? = nil, highWater: [SQLiteValue]? = nil
+        ) {
+            self.step = step
+            self.definition = definition
+            self.phase = phase
+            self.rows = rows
+            self.batches = batches
+            self.cursor = cursor
+            self.highWater = highWater
+        }
+    }
+
+    let connection: Connection
+
+    public init(connection: Connection) { self.connection = connection }
+
+    private var exists: Bool {
+        get throws(SQLiteError) {
+            try connection.integer(
+                "SELECT count(*) FROM sqlite_schema WHERE type = 'table' AND name = ?", [.text(ProgressStore.table)]) > 0
+        }
+    }
+
+    /// The work in progress, if any (there is at most one: steps run in order).
+    public func pending() throws(SQLiteError) -> Progress? {
+        guard try exists else { return nil }
+        let rows = try connection.rows(
+            "SELECT step, definition, phase, rows, batches, cursor, high_water FROM \(ProgressStore.table) ORDER BY step LIMIT 1")
+        guard let row = rows.first else { return nil }
+        return Progress(
+            step: Int(row[0].integerValue ?? 0), definition: row[1].textValue ?? "", phase: row[2].textValue ?? "",
+            rows: row[3].integerValue ?? 0, batches: Int(row[4].integerValue ?? 0),
+            cursor: ProgressStore.decodeKey(row[5]), highWater: ProgressStore.decodeKey(row[6]))
+    }
+
+    /// Writes `progress`; call inside the transaction whose work it records.
+    public func save(_ progress: Progress) throws(SQLiteError) {
+        try connection.execute(
+            """
+            CREATE TABLE IF NOT EXISTS \(ProgressStore.table)(
+              step INTEGER PRIMARY KEY, definition TEXT NOT NULL, phase TEXT NOT NULL,
+              rows INTEGER NOT NULL, batches INTEGER NOT NULL, cursor TEXT, high_water TEXT)
+            """)
+        try connection.prepare(
+            "INSERT OR REPLACE INTO \(ProgressStore.table) VALUES (?, ?, ?, ?, ?, ?, ?)"
+        ).run([
+            .integer(Int64(progress.step)), .text(progress.definition), .text(progress.phase),
+            .integer(progress.rows), .integer(Int64(progress.batches)),
+            ProgressStore.encodeKey(progress.cursor), ProgressStore.encodeKey(progress.highWater),
+        ])
+    }
+
+    /// Forgets the step's progress and drops the table when nothing is left in it;
+    /// call inside the transaction that finishes the step.
+    public func clear(step: Int) throws(SQLiteError) {
+        guard try exists else { return }
+        try connection.prepare("DELETE FROM \(ProgressStore.table) WHERE step = ?").run([.integer(Int64(step))])
+        if try connection.integer("SELECT count(*) FROM \(ProgressStore.table)") == 0 {
+            try connection.execute("DROP TABLE \(ProgressStore.table)")
+        }
+    }
+
+    static func encodeKey(_ key: [SQLiteValue]?) -> SQLiteValue {
+        guard let key, let data = try? JSONEncoder().encode(key) else { return .null }
+        return .text(String(decoding: data, as: UTF8.self))
+    }
+
+    static func decodeKey(_ value: SQLiteValue) -> [SQLiteValue]? {
+        guard let text = value.textValue else { return nil }
+        return try? JSONDecoder().decode([SQLiteValue].self, from: Data(text.utf8))
+    }
+}

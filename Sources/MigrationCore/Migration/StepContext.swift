@@ -1,0 +1,77 @@
+import Foundation
+
+/// What a step executor gets to do its work: the connection, the step, and the few
+/// things every step must do the same way (stamping the version, reporting batches).
+public final class StepContext {
+    public let connection: Connection
+    public let plan: Plan
+    public let step: Step
+    let faults: FaultInjection
+    private let emit: (MigrationEvent) -> Void
+    /// The application id to write with this step (adopting a file that had 0), if any.
+    private let adoptApplicationID: Int32?
+    private var batchesThisLaunch: Int
+
+    init(
+        connection: Connection, plan: Plan, step: Step, faults: FaultInjection, adoptApplicationID: Int32?,
+        batchesThisLaunch: Int, emit: @escaping (MigrationEvent) -> Void
+    ) {
+        self.connection = connection
+        self.plan = plan
+        self.step = step
+        self.faults = faults
+        self.adoptApplicationID = adoptApplicationID
+        self.batchesThisLaunch = batchesThisLaunch
+        self.emit = emit
+    }
+
+    /// Total batches committed in this launch so far, across steps.
+    var launchBatchCount: Int { batchesThisLaunch }
+
+    /// Sets `user_version` to the step's version (and adopts the plan's application id
+    /// on a file that had none). Call inside the step's last transaction, before COMMIT.
+    public func stampVersion() throws(SQLiteError) {
+        if let adoptApplicationID {
+            try connection.execute("PRAGMA application_id = \(adoptApplicationID)")
+        }
+        try connection.execute("PRAGMA user_version = \(step.version)")
+    }
+
+    /// Reports a batch that has committed (call after COMMIT returned), with the step's
+    /// totals so far and the cursor now durable.
+    public func batchCommitted(rows: Int64, batches: Int, cursor: [SQLiteValue]?) {
+        var event = MigrationEvent(.batchCommitted, version: step.version)
+        event.rows = rows
+        event.batches = batches
+        event.cursor = cursor
+        emit(event)
+        batchesThisLaunch += 1
+        faults.batchesCommitted(batchesThisLaunch)
+    }
+
+    /// Test-only: exits abruptly when the fault plan names `point`.
+    public func reached(_ point: FaultInjection.Point) {
+        faults.reached(point)
+    }
+}
+
+/// What a step did, for its report line.
+public struct StepWork: Sendable, Equatable {
+    public var costClass: CostClass
+    public var rows: Int64?
+    public var batches: Int?
+    public var swapMs: Int?
+
+    public init(costClass: CostClass, rows: Int64? = nil, batches: Int? = nil, swapMs: Int? = nil) {
+        self.costClass = costClass
+        self.rows = rows
+        self.batches = batches
+        self.swapMs = swapMs
+    }
+}
+
+/// Runs one kind of step. Throws `SQLiteError` (with the failing statement) when the
+/// step cannot be applied; by then it must have rolled back whatever it had open.
+protocol StepExecutor {
+    func run(_ context: StepContext) throws(SQLiteError) -> StepWork
+}

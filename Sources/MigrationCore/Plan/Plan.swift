@@ -1,0 +1,87 @@
+/// A migration plan (CONTRACT §1): the app's steps from version 0 to its newest.
+public struct Plan: Sendable, Equatable {
+    public var name: String
+    public var description: String?
+    /// The value the app writes at header offset 68; nil when the app does not set one.
+    public var applicationID: Int32?
+    /// Whether the app's connection enforces foreign keys while it migrates.
+    public var foreignKeys: Bool
+    public var steps: [Step]
+    public var freshInstall: FreshInstall?
+    /// SHA-256 of the plan document as given, hex.
+    public var sha256: String
+
+    /// The version a fresh install of the newest app has.
+    public var newestVersion: Int { steps.last?.version ?? 0 }
+
+    public func step(version: Int) -> Step? {
+        steps.indices.contains(version - 1) ? steps[version - 1] : nil
+    }
+}
+
+/// One step: migrates a database from user_version `version - 1` to `version`.
+public struct Step: Sendable, Equatable {
+    public var version: Int
+    public var name: String
+    /// True when the step removes rows on purpose (`"row_loss": "allowed"`).
+    public var rowLossAllowed: Bool
+    public var action: StepAction
+    /// SHA-256 of the step's own definition: a resumed rebuild or backfill checks it so
+    /// that half-done work from another definition is discarded, not mixed.
+    public var definitionHash: String
+}
+
+public enum StepAction: Sendable, Equatable {
+    /// Statements run in order in one `BEGIN IMMEDIATE` transaction.
+    case sql([String])
+    case rebuild(Rebuild)
+    case backfill(Backfill)
+
+    public var kind: StepKind {
+        switch self {
+        case .sql: return .sql
+        case .rebuild: return .rebuild
+        case .backfill: return .backfill
+        }
+    }
+}
+
+public enum StepKind: String, Sendable, Codable {
+    case sql, rebuild, backfill
+}
+
+/// SQLite's generalized ALTER TABLE as a chunked, resumable copy.
+public struct Rebuild: Sendable, Equatable {
+    public var table: String
+    /// The new table's body: column definitions and table constraints.
+    public var columns: String
+    /// The expression list computed from each old row, in the new columns' order.
+    public var select: String
+    /// Keeps only the old rows matching this expression.
+    public var filter: String?
+    /// Table options after the body, e.g. `WITHOUT ROWID` or `STRICT`.
+    public var options: String?
+    public var batchRows: Int
+    /// CREATE INDEX statements replacing the old table's own indexes.
+    public var indexes: [String]?
+    /// CREATE TRIGGER statements replacing the old table's own triggers.
+    public var triggers: [String]?
+
+    public static let defaultBatchRows = 500
+}
+
+/// A chunked, resumable `UPDATE table SET <set> WHERE <where>`.
+public struct Backfill: Sendable, Equatable {
+    public var table: String
+    public var set: String
+    public var filter: String?
+    public var batchRows: Int
+
+    public static let defaultBatchRows = 500
+}
+
+/// The app's create-from-scratch script for `version` (the `onCreate` path).
+public struct FreshInstall: Sendable, Equatable {
+    public var version: Int
+    public var sql: [String]
+}

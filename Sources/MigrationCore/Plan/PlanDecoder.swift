@@ -1,0 +1,221 @@
+/// Reads a plan document (CONTRACT §1), rejecting anything that is not exactly a plan
+/// with an error that names the step and the problem.
+public enum PlanDecoder {
+    public static func decode(_ bytes: [UInt8]) throws(PlanError) -> Plan {
+        guard let document = JSONValue.parse(bytes) else {
+            throw PlanError("the plan is not valid JSON")
+        }
+        guard let object = document.objectValue else {
+            throw PlanError("the plan must be a JSON object, not \(document.typeName)")
+        }
+        var fields = Fields(object, context: "plan")
+        let name = try fields.requiredString("name")
+        let description = try fields.optionalString("description")
+        let applicationID = try fields.optionalInteger("application_id").map { value throws(PlanError) -> Int32 in
+            guard let id = Int32(exactly: value) ?? UInt32(exactly: value).map({ Int32(bitPattern: $0) }) else {
+                throw PlanError("plan: \"application_id\" must fit in 32 bits, got \(value)")
+            }
+            return id
+        }
+        let foreignKeys: Bool
+        switch try fields.optionalString("foreign_keys") {
+        case nil, "off": foreignKeys = false
+        case "on": foreignKeys = true
+        case let other?: throw PlanError("plan: \"foreign_keys\" must be \"on\" or \"off\", got \"\(other)\"")
+        }
+        guard case .array(let stepValues)? = fields.take("steps") else {
+            throw PlanError("plan: \"steps\" must be an array of steps")
+        }
+        let freshInstallValue = fields.take("fresh_install")
+        try fields.rejectUnknown()
+
+        var steps: [Step] = []
+        for (index, value) in stepValues.enumerated() {
+            steps.append(try decodeStep(value, position: index + 1))
+        }
+        let freshInstall = try freshInstallValue.map { value throws(PlanError) in
+            try decodeFreshInstall(value, newest: steps.last?.version ?? 0)
+        }
+        return Plan(
+            name: name, description: description, applicationID: applicationID, foreignKeys: foreignKeys,
+            steps: steps, freshInstall: freshInstall, sha256: SHA256.hex(bytes))
+    }
+
+    // MARK: - Steps
+
+    private static func decodeStep(_ value: JSONValue, position: Int) throws(PlanError) -> Step {
+        guard let object = value.objectValue else {
+            throw PlanError("step \(position): must be an object, not \(value.typeName)")
+        }
+        var fields = Fields(object, context: "step \(position)")
+        guard let version = try fields.optionalInteger("version") else {
+            throw PlanError("step \(position): \"version\" is missing")
+        }
+        guard version == Int64(position) else {
+            throw PlanError(
+                "step \(position): \"version\" is \(version), but versions start at 1 and go up by one, so this one must be \(position)")
+        }
+        fields.context = "step \(version)"
+        let name = try fields.optionalString("name") ?? "version \(version)"
+        fields.context = "step \(version) (\"\(name)\")"
+        let rowLossAllowed: Bool
+        switch try fields.optionalString("row_loss") {
+        case nil: rowLossAllowed = false
+        case "allowed": rowLossAllowed = true
+        case let other?: throw PlanError("\(fields.context): \"row_loss\" can only be \"allowed\", got \"\(other)\"")
+        }
+        let kinds = ["sql", "rebuild", "backfill"].filter { fields.has($0) }
+        guard kinds.count == 1 else {
+            let found = kinds.isEmpty ? "none" : kinds.map { "\"\($0)\"" }.joined(separator: " and ")
+            throw PlanError("\(fields.context): needs exactly one of \"sql\", \"rebuild\" or \"backfill\"; found \(found)")
+        }
+        let context = fields.context
+        let action: StepAction
+        switch kinds[0] {
+        case "sql": action = .sql(try decodeSQL(fields.take("sql"), context: context))
+        case "rebuild": action = .rebuild(try decodeRebuild(fields.take("rebuild"), context: context))
+        default: action = .backfill(try decodeBackfill(fields.take("backfill"), context: context))
+        }
+        try fields.rejectUnknown()
+        return Step(
+            version: Int(version), name: name, rowLossAllowed: rowLossAllowed, action: action,
+            definitionHash: SHA256.hex(Array(value.canonicalText.utf8)))
+    }
+
+    private static func decodeSQL(_ value: JSONValue?, context: String) throws(PlanError) -> [String] {
+        let scripts: [String]
+        switch value {
+        case .string(let text)?: scripts = [text]
+        case .array(let items)?:
+            scripts = try items.enumerated().map { offset, item throws(PlanError) in
+                guard let text = item.stringValue else {
+                    throw PlanError("\(context): \"sql\"[\(offset)] must be a string, not \(item.typeName)")
+                }
+                return text
+            }
+        default:
+            throw PlanError("\(context): \"sql\" must be a string or an array of strings")
+        }
+        let statements = scripts.flatMap { SQLText.statements(in: $0) }
+        guard !statements.isEmpty else { throw PlanError("\(context): \"sql\" has no statement") }
+        for statement in statements {
+            if let problem = StatementRules.problem(in: statement) {
+                throw PlanError("\(context): \(problem) (in \"\(statement)\")")
+            }
+        }
+        return statements
+    }
+
+    private static func decodeRebuild(_ value: JSONValue?, context: String) throws(PlanError) -> Rebuild {
+        guard let object = value?.objectValue else { throw PlanError("\(context): \"rebuild\" must be an object") }
+        var fields = Fields(object, context: "\(context), rebuild")
+        let rebuild = Rebuild(
+            table: try fields.requiredString("table"),
+            columns: try fields.requiredString("columns"),
+            select: try fields.requiredString("select"),
+            filter: try fields.optionalString("where"),
+            options: try fields.optionalString("options"),
+            batchRows: try fields.batchRows(default: Rebuild.defaultBatchRows),
+            indexes: try fields.optionalCreateStatements("indexes", keyword: "INDEX"),
+            triggers: try fields.optionalCreateStatements("triggers", keyword: "TRIGGER"))
+        if let options = rebuild.options {
+            let words = options.split(whereSeparator: { $0 == "," || $0.isWhitespace }).map { $0.uppercased() }
+            guard words.allSatisfy({ ["WITHOUT", "ROWID", "STRICT"].contains($0) }) else {
+                throw PlanError("\(fields.context): \"options\" may hold WITHOUT ROWID and STRICT, got \"\(options)\"")
+            }
+        }
+        try fields.rejectUnknown()
+        return rebuild
+    }
+
+    private static func decodeBackfill(_ value: JSONValue?, context: String) throws(PlanError) -> Backfill {
+        guard let object = value?.objectValue else { throw PlanError("\(context): \"backfill\" must be an object") }
+        var fields = Fields(object, context: "\(context), backfill")
+        let backfill = Backfill(
+            table: try fields.requiredString("table"),
+            set: try fields.requiredString("set"),
+            filter: try fields.optionalString("where"),
+            batchRows: try fields.batchRows(default: Backfill.defaultBatchRows))
+        try fields.rejectUnknown()
+        return backfill
+    }
+
+    private static func decodeFreshInstall(_ value: JSONValue, newest: Int) throws(PlanError) -> FreshInstall {
+        guard let object = value.objectValue else { throw PlanError("plan: \"fresh_install\" must be an object") }
+        var fields = Fields(object, context: "fresh_install")
+        guard let version = try fields.optionalInteger("version") else {
+            throw PlanError("fresh_install: \"version\" is missing")
+        }
+        guard version == Int64(newest) else {
+            throw PlanError("fresh_install: \"version\" is \(version), but the plan's newest step is \(newest)")
+        }
+        let sqlValue = fields.take("sql")
+        try fields.rejectUnknown()
+        return FreshInstall(version: newest, sql: try decodeSQL(sqlValue, context: "fresh_install"))
+    }
+}
+
+/// The keys of one JSON object, taken one by one so that whatever is left is unknown.
+private struct Fields {
+    var remaining: [String: JSONValue]
+    var context: String
+
+    init(_ object: [String: JSONValue], context: String) {
+        self.remaining = object
+        self.context = context
+    }
+
+    func has(_ key: String) -> Bool { remaining[key] != nil }
+
+    mutating func take(_ key: String) -> JSONValue? { remaining.removeValue(forKey: key) }
+
+    mutating func requiredString(_ key: String) throws(PlanError) -> String {
+        guard let value = try optionalString(key) else { throw PlanError("\(context): \"\(key)\" is missing") }
+        return value
+    }
+
+    mutating func optionalString(_ key: String) throws(PlanError) -> String? {
+        guard let value = take(key), value != .null else { return nil }
+        guard let text = value.stringValue else {
+            throw PlanError("\(context): \"\(key)\" must be a string, not \(value.typeName)")
+        }
+        guard !text.trimmingWhitespace().isEmpty else { throw PlanError("\(context): \"\(key)\" is empty") }
+        return text
+    }
+
+    mutating func optionalInteger(_ key: String) throws(PlanError) -> Int64? {
+        guard let value = take(key), value != .null else { return nil }
+        guard let number = value.integerValue else {
+            throw PlanError("\(context): \"\(key)\" must be an integer, not \(value.typeName)")
+        }
+        return number
+    }
+
+    mutating func batchRows(default defaultValue: Int) throws(PlanError) -> Int {
+        guard let rows = try optionalInteger("batch_rows") else { return defaultValue }
+        guard (1...1_000_000).contains(rows) else {
+            throw PlanError("\(context): \"batch_rows\" must be between 1 and 1000000, got \(rows)")
+        }
+        return Int(rows)
+    }
+
+    /// An array of `CREATE [UNIQUE] INDEX` / `CREATE [TEMP] TRIGGER` statements.
+    mutating func optionalCreateStatements(_ key: String, keyword: String) throws(PlanError) -> [String]? {
+        guard let value = take(key), value != .null else { return nil }
+        guard case .array(let items) = value else {
+            throw PlanError("\(context): \"\(key)\" must be an array of CREATE \(keyword) statements")
+        }
+        return try items.map { item throws(PlanError) in
+            let words = item.stringValue.map { StatementRules.leadingWords(of: $0, count: 3) } ?? []
+            guard words.first == "CREATE", words.dropFirst().prefix(2).contains(keyword) else {
+                throw PlanError("\(context): every entry of \"\(key)\" must be a CREATE \(keyword) statement")
+            }
+            return item.stringValue ?? ""
+        }
+    }
+
+    func rejectUnknown() throws(PlanError) {
+        guard let key = remaining.keys.sorted().first else { return }
+        throw PlanError("\(context): unknown key \"\(key)\"")
+    }
+}

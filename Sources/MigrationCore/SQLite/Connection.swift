@@ -1,0 +1,111 @@
+import CSQLite
+
+/// One SQLite connection, closed when the value goes away.
+///
+/// Opened files are treated as hostile: the settings of SQLite's "Defense against the
+/// dark arts" (https://sqlite.org/security.html) are applied before any other SQL.
+public final class Connection {
+    let handle: OpaquePointer
+    public let path: String
+
+    /// Opens `path` read-write (creating it when `create`), through the VFS named `vfs`
+    /// (nil for the default).
+    public init(path: String, vfs: String? = nil, create: Bool = false, readOnly: Bool = false) throws(SQLiteError) {
+        var db: OpaquePointer?
+        var flags = readOnly ? SQLITE_OPEN_READONLY : SQLITE_OPEN_READWRITE
+        if create && !readOnly { flags |= SQLITE_OPEN_CREATE }
+        flags |= SQLITE_OPEN_NOMUTEX | SQLITE_OPEN_EXRESCODE
+        let code = sqlite3_open_v2(path, &db, flags, vfs)
+        guard code == SQLITE_OK, let db else {
+            let error = SQLiteError(
+                code: db.map { sqlite3_extended_errcode($0) } ?? code,
+                message: db.map { String(cString: sqlite3_errmsg($0)) } ?? String(cString: sqlite3_errstr(code)))
+            sqlite3_close_v2(db)
+            throw error
+        }
+        self.handle = db
+        self.path = path
+        try harden()
+    }
+
+    deinit { sqlite3_close_v2(handle) }
+
+    private func harden() throws(SQLiteError) {
+        preflight_db_config_flag(handle, SQLITE_DBCONFIG_TRUSTED_SCHEMA, 0)
+        preflight_db_config_flag(handle, SQLITE_DBCONFIG_DEFENSIVE, 1)
+        preflight_db_config_flag(handle, SQLITE_DBCONFIG_ENABLE_LOAD_EXTENSION, 0)
+        preflight_db_config_flag(handle, SQLITE_DBCONFIG_ENABLE_FTS3_TOKENIZER, 0)
+        sqlite3_limit(handle, SQLITE_LIMIT_LENGTH, 100_000_000)
+        sqlite3_limit(handle, SQLITE_LIMIT_SQL_LENGTH, 10_000_000)
+        sqlite3_limit(handle, SQLITE_LIMIT_EXPR_DEPTH, 500)
+        try execute("PRAGMA cell_size_check = ON; PRAGMA mmap_size = 0")
+    }
+
+    // MARK: - Running SQL
+
+    /// Runs every statement of `sql` in order. A failure names the statement that failed.
+    public func execute(_ sql: String) throws(SQLiteError) {
+        for statementSQL in try statements(in: sql) {
+            try Statement(connection: self, sql: statementSQL).run()
+        }
+    }
+
+    public func prepare(_ sql: String) throws(SQLiteError) -> Statement {
+        try Statement(connection: self, sql: sql)
+    }
+
+    public func rows(_ sql: String, _ values: [SQLiteValue] = []) throws(SQLiteError) -> [[SQLiteValue]] {
+        try prepare(sql).rows(values)
+    }
+
+    /// The first column of the first row, or `.null` when there is no row.
+    public func scalar(_ sql: String, _ values: [SQLiteValue] = []) throws(SQLiteError) -> SQLiteValue {
+        let statement = try prepare(sql)
+        try statement.bind(values)
+        return try statement.step() ? statement.column(0) : .null
+    }
+
+    public func integer(_ sql: String, _ values: [SQLiteValue] = []) throws(SQLiteError) -> Int64 {
+        try scalar(sql, values).integerValue ?? 0
+    }
+
+    /// Splits `sql` into complete statements with SQLite's own parser (`sqlite3_complete`
+    /// on growing prefixes would be quadratic; preparing and reading the tail is exact but
+    /// needs the schema, so this walks the text with `sqlite3_complete` per semicolon).
+    public func statements(in sql: String) throws(SQLiteError) -> [String] {
+        SQLText.statements(in: sql)
+    }
+
+    // MARK: - State
+
+    public var isAutocommit: Bool { sqlite3_get_autocommit(handle) != 0 }
+
+    /// Rows inserted, updated or deleted by statements on this connection so far
+    /// (triggers and foreign key actions excluded).
+    public var totalChanges: Int64 { sqlite3_total_changes64(handle) }
+
+    public var lastInsertRowID: Int64 { sqlite3_last_insert_rowid(handle) }
+
+    public var userVersion: Int {
+        get throws(SQLiteError) { Int(try integer("PRAGMA user_version")) }
+    }
+
+    /// Rolls back whatever transaction is open; used after a failure, where SQLite may
+    /// have rolled back only the statement (or nothing).
+    public func rollbackIfNeeded() {
+        if !isAutocommit { sqlite3_exec(handle, "ROLLBACK", nil, nil, nil) }
+    }
+
+    /// Runs `body` inside `BEGIN IMMEDIATE` ... `COMMIT`; any error rolls back.
+    public func immediateTransaction<T>(_ body: () throws -> T) throws -> T {
+        try execute("BEGIN IMMEDIATE")
+        do {
+            let result = try body()
+            try execute("COMMIT")
+            return result
+        } catch {
+            rollbackIfNeeded()
+            throw error
+        }
+    }
+}

@@ -1,0 +1,81 @@
+import CSQLite
+
+/// A prepared statement, finalized when the value goes away.
+public final class Statement {
+    let handle: OpaquePointer
+    unowned let connection: Connection
+    public let sql: String
+
+    init(connection: Connection, sql: String) throws(SQLiteError) {
+        var statement: OpaquePointer?
+        try SQLiteError.check(
+            sqlite3_prepare_v2(connection.handle, sql, -1, &statement, nil), connection.handle, sql: sql)
+        guard let statement else {
+            throw SQLiteError(code: SQLITE_MISUSE, message: "no statement in the text", sql: sql)
+        }
+        self.handle = statement
+        self.connection = connection
+        self.sql = sql
+    }
+
+    deinit { sqlite3_finalize(handle) }
+
+    public func bind(_ values: [SQLiteValue]) throws(SQLiteError) {
+        try SQLiteError.check(sqlite3_reset(handle), connection.handle, sql: sql)
+        sqlite3_clear_bindings(handle)
+        for (offset, value) in values.enumerated() {
+            let index = Int32(offset + 1)
+            let code: Int32
+            switch value {
+            case .null: code = sqlite3_bind_null(handle, index)
+            case .integer(let number): code = sqlite3_bind_int64(handle, index, number)
+            case .real(let number): code = sqlite3_bind_double(handle, index, number)
+            case .text(let text): code = sqlite3_bind_text(handle, index, text, -1, preflight_transient())
+            case .blob(let bytes):
+                code = bytes.withUnsafeBytes {
+                    sqlite3_bind_blob(handle, index, $0.baseAddress, Int32($0.count), preflight_transient())
+                }
+            }
+            try SQLiteError.check(code, connection.handle, sql: sql)
+        }
+    }
+
+    /// Steps once; true while there is a row to read.
+    public func step() throws(SQLiteError) -> Bool {
+        try SQLiteError.check(sqlite3_step(handle), connection.handle, sql: sql) == SQLITE_ROW
+    }
+
+    public func run(_ values: [SQLiteValue] = []) throws(SQLiteError) {
+        try bind(values)
+        while try step() {}
+    }
+
+    public func rows(_ values: [SQLiteValue] = []) throws(SQLiteError) -> [[SQLiteValue]] {
+        try bind(values)
+        var result: [[SQLiteValue]] = []
+        while try step() { result.append(currentRow()) }
+        return result
+    }
+
+    public var columnCount: Int { Int(sqlite3_column_count(handle)) }
+
+    public func currentRow() -> [SQLiteValue] {
+        (0..<Int32(columnCount)).map { column($0) }
+    }
+
+    public func column(_ index: Int32) -> SQLiteValue {
+        switch sqlite3_column_type(handle, index) {
+        case SQLITE_INTEGER: return .integer(sqlite3_column_int64(handle, index))
+        case SQLITE_FLOAT: return .real(sqlite3_column_double(handle, index))
+        case SQLITE_TEXT: return .text(String(cString: sqlite3_column_text(handle, index)))
+        case SQLITE_BLOB:
+            let count = Int(sqlite3_column_bytes(handle, index))
+            guard count > 0, let base = sqlite3_column_blob(handle, index) else { return .blob([]) }
+            return .blob(Array(UnsafeRawBufferPointer(start: base, count: count)))
+        default: return .null
+        }
+    }
+
+    /// True for statements that only read (`sqlite3_stmt_readonly`).
+    public var isReadOnly: Bool { sqlite3_stmt_readonly(handle) != 0 }
+}
