@@ -15,7 +15,8 @@ let package = Package(
         .systemLibrary(name: "CMicroHTTPD", path: "Sources/CMicroHTTPD"),
         .target(name: "CSpaceVFS", dependencies: ["CSQLite"], path: "Sources/CSpaceVFS"),
         .target(name: "MigrationCore", dependencies: ["CSQLite", "CSpaceVFS"]),
-        .target(name: "PreflightService", dependencies: ["MigrationCore", "CMicroHTTPD", "CSpaceVFS"]),
+        .target(name: "CProcess", path: "Sources/CProcess"),
+        .target(name: "PreflightService", dependencies: ["MigrationCore", "CMicroHTTPD", "CSpaceVFS", "CProcess"]),
         .executableTarget(name: "preflight", dependencies: ["PreflightService", "MigrationCore"]),
         .executableTarget(
             name: "preflight-bench", dependencies: ["MigrationCore", "PreflightService"],

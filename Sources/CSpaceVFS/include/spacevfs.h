@@ -46,6 +46,7 @@ typedef struct spacevfs_stats {
     int64_t full_errors;          /* writes refused with SQLITE_FULL */
     int32_t window_tag;           /* caller's tag for the current window (a step version) */
     int32_t reserved;
+    int64_t window_start_bytes;   /* run.total_bytes when the current window began */
     spacevfs_counters run;        /* since the stats file was created, across processes */
     spacevfs_counters window;     /* since the last spacevfs_window_begin */
 } spacevfs_stats;
@@ -70,8 +71,17 @@ int spacevfs_stats_read(const char *zPath, spacevfs_stats *pOut);
 ** Worker side: mmap the stats file at zPath (made by spacevfs_stats_create) and
 ** register the shim VFS as SPACEVFS_NAME (not as the default). Current sizes start
 ** at zero in each process: files are counted as they are opened, with their size at
-** open. Peaks, bytes written and syncs of earlier processes are kept. Call once per
-** process; returns an SQLite result code.
+** open. Peaks, bytes written and syncs of earlier processes are kept. Returns an
+** SQLite result code: SQLITE_OK, SQLITE_CANTOPEN if zStatsPath cannot be opened
+** or is not a stats file (the registration in place, if any, is kept).
+**
+** May be called again, with the same or another stats path (tests, a long-lived
+** process): the VFS stays registered and the new file is mapped in place of the
+** old one; its current sizes restart from the files open at that moment, and
+** files closed before are forgotten.
+**
+** This calls sqlite3_initialize(), and the unix VFS reads SQLITE_TMPDIR/TMPDIR
+** only then (sqlite3_os_init): set SQLITE_TMPDIR before the first SQLite call.
 */
 int spacevfs_register(const char *zStatsPath);
 

@@ -10,6 +10,8 @@ public struct Plan: Sendable, Equatable {
     public var freshInstall: FreshInstall?
     /// SHA-256 of the plan document as given, hex.
     public var sha256: String
+    /// The plan document as given, byte for byte (what a worker process is handed).
+    public var document: [UInt8]
 
     /// The version a fresh install of the newest app has.
     public var newestVersion: Int { steps.last?.version ?? 0 }

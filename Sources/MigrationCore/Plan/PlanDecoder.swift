@@ -38,7 +38,7 @@ public enum PlanDecoder {
         }
         return Plan(
             name: name, description: description, applicationID: applicationID, foreignKeys: foreignKeys,
-            steps: steps, freshInstall: freshInstall, sha256: SHA256.hex(bytes))
+            steps: steps, freshInstall: freshInstall, sha256: SHA256.hex(bytes), document: bytes)
     }
 
     // MARK: - Steps

@@ -45,7 +45,7 @@ public final class Connection {
 
     /// Runs every statement of `sql` in order. A failure names the statement that failed.
     public func execute(_ sql: String) throws(SQLiteError) {
-        for statementSQL in try statements(in: sql) {
+        for statementSQL in SQLText.statements(in: sql) {
             try Statement(connection: self, sql: statementSQL).run()
         }
     }
@@ -69,11 +69,12 @@ public final class Connection {
         try scalar(sql, values).integerValue ?? 0
     }
 
-    /// Splits `sql` into complete statements with SQLite's own parser (`sqlite3_complete`
-    /// on growing prefixes would be quadratic; preparing and reading the tail is exact but
-    /// needs the schema, so this walks the text with `sqlite3_complete` per semicolon).
-    public func statements(in sql: String) throws(SQLiteError) -> [String] {
-        SQLText.statements(in: sql)
+    /// Leaves the WAL as it is when this connection closes (no checkpoint, no delete), so
+    /// that reading a database does not change its files.
+    public func keepWALOnClose() {
+        preflight_db_config_flag(handle, SQLITE_DBCONFIG_NO_CKPT_ON_CLOSE, 1)
+        var persist: Int32 = 1
+        sqlite3_file_control(handle, "main", SQLITE_FCNTL_PERSIST_WAL, &persist)
     }
 
     // MARK: - State

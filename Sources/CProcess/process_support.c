@@ -1,0 +1,9 @@
+#define _GNU_SOURCE
+#include <fcntl.h>
+#include <sys/prctl.h>
+#include <unistd.h>
+#include "process_support.h"
+
+int preflight_set_parent_death_signal(int sig) { return prctl(PR_SET_PDEATHSIG, sig, 0, 0, 0); }
+
+int preflight_pipe_cloexec(int fds[2]) { return pipe2(fds, O_CLOEXEC); }

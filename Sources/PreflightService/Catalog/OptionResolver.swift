@@ -1,0 +1,87 @@
+import Foundation
+import MigrationCore
+
+/// A run option that cannot be used, with a message naming the option and what it accepts.
+public struct OptionError: Error, Sendable, Equatable, CustomStringConvertible {
+    public let code = "invalid_option"
+    public var message: String
+
+    public init(_ message: String) { self.message = message }
+
+    public var description: String { message }
+}
+
+/// Turns the options a user wrote (`--watchdog-ms 5000`, `?free_bytes=50MB`, an
+/// `options` JSON part) into the effective options of CONTRACT §2: the device profile
+/// sets the defaults, explicit values override it.
+public struct OptionResolver: Sendable {
+    public static let names = ["target", "device", "watchdog_ms", "free_bytes", "launches", "space_check", "verify"]
+
+    public var devices: DeviceCatalog
+
+    public init(devices: DeviceCatalog) { self.devices = devices }
+
+    /// `values` maps option names (snake_case) to the text the user wrote.
+    public func resolve(_ values: [String: String], plan: Plan) throws(OptionError) -> (RunOptions, DeviceProfile) {
+        if let unknown = values.keys.filter({ !Self.names.contains($0) }).sorted().first {
+            throw OptionError("unknown option \"\(unknown)\"; options are \(Self.names.joined(separator: ", "))")
+        }
+        let deviceName = values["device"] ?? "default"
+        guard let device = devices.profile(named: deviceName) else {
+            throw OptionError(
+                "device \"\(deviceName)\" is not a known device profile; known: \(devices.sorted.map(\.name).joined(separator: ", "))")
+        }
+        var options = RunOptions(
+            device: device.name, watchdogMs: device.watchdogMs, freeBytes: device.freeBytes, launches: device.launches)
+        if let text = values["target"] {
+            let target = try integer(text, option: "target", range: 0...plan.newestVersion)
+            options.target = target
+        }
+        if let text = values["watchdog_ms"] {
+            options.watchdogMs = isUnlimited(text) ? nil : try integer(text, option: "watchdog_ms", range: 1...86_400_000)
+        }
+        if let text = values["free_bytes"] {
+            options.freeBytes = isUnlimited(text) ? nil : try byteCount(text)
+        }
+        if let text = values["launches"] {
+            options.launches = try integer(text, option: "launches", range: 1...100)
+        }
+        if let text = values["space_check"] {
+            guard let value = RunOptions.SpaceCheck(rawValue: text) else {
+                throw OptionError("space_check must be \"estimate\" or \"off\", got \"\(text)\"")
+            }
+            options.spaceCheck = value
+        }
+        if let text = values["verify"] {
+            guard let value = RunOptions.Verify(rawValue: text) else {
+                throw OptionError("verify must be \"full\", \"quick\" or \"off\", got \"\(text)\"")
+            }
+            options.verify = value
+        }
+        return (options, device)
+    }
+
+    private func isUnlimited(_ text: String) -> Bool { ["unlimited", "none", "off"].contains(text.lowercased()) }
+
+    private func integer(_ text: String, option: String, range: ClosedRange<Int>) throws(OptionError) -> Int {
+        guard let value = Int(text), range.contains(value) else {
+            throw OptionError("\(option) must be a whole number from \(range.lowerBound) to \(range.upperBound), got \"\(text)\"")
+        }
+        return value
+    }
+
+    /// Bytes, with an optional unit: `52428800`, `50MB` (10^6), `50MiB` (2^20).
+    private func byteCount(_ text: String) throws(OptionError) -> Int64 {
+        let units: [(String, Int64)] = [
+            ("KIB", 1 << 10), ("MIB", 1 << 20), ("GIB", 1 << 30),
+            ("KB", 1_000), ("MB", 1_000_000), ("GB", 1_000_000_000), ("B", 1),
+        ]
+        let upper = text.uppercased().trimmingCharacters(in: .whitespaces)
+        let (digits, multiplier) = units.first { upper.hasSuffix($0.0) }
+            .map { (String(upper.dropLast($0.0.count)).trimmingCharacters(in: .whitespaces), $0.1) } ?? (upper, 1)
+        guard let number = Int64(digits), number >= 0, number <= Int64.max / multiplier else {
+            throw OptionError("free_bytes must be a number of bytes such as 52428800, 50MB or 50MiB, or \"unlimited\"; got \"\(text)\"")
+        }
+        return number * multiplier
+    }
+}

@@ -1,0 +1,98 @@
+import CProcess
+import Foundation
+import Glibc
+
+/// A child process whose standard output is read line by line, with a deadline after
+/// which it is killed with SIGKILL, as a phone's watchdog kills an app.
+///
+/// Built on `posix_spawn` and `poll` rather than `Foundation.Process`, so that the
+/// kill happens at the deadline to the millisecond and no thread is left reading a
+/// pipe of a process that is gone.
+final class ChildProcess {
+    let pid: pid_t
+    private let output: Int32
+    private var buffer: [UInt8] = []
+    private(set) var startedAt: ContinuousClock.Instant
+
+    /// How the child ended.
+    enum Termination: Equatable {
+        case exited(Int32)
+        case signaled(Int32)
+    }
+
+    /// Starts `executable` with `arguments` and exactly `environment`; stderr is inherited.
+    init(executable: String, arguments: [String], environment: [String: String]) throws {
+        var pipeEnds: [Int32] = [0, 0]
+        guard preflight_pipe_cloexec(&pipeEnds) == 0 else { throw POSIXError(.init(rawValue: errno) ?? .EIO) }
+        var actions = posix_spawn_file_actions_t()
+        posix_spawn_file_actions_init(&actions)
+        defer { posix_spawn_file_actions_destroy(&actions) }
+        posix_spawn_file_actions_adddup2(&actions, pipeEnds[1], 1)
+        posix_spawn_file_actions_addopen(&actions, 0, "/dev/null", O_RDONLY, 0)
+
+        let argv = ([executable] + arguments).map { strdup($0) } + [nil]
+        let envp = environment.map { strdup("\($0.key)=\($0.value)") } + [nil]
+        defer {
+            argv.forEach { free($0) }
+            envp.forEach { free($0) }
+        }
+        var child: pid_t = 0
+        startedAt = ContinuousClock.now
+        let code = posix_spawn(&child, executable, &actions, nil, argv, envp)
+        close(pipeEnds[1])
+        guard code == 0 else {
+            close(pipeEnds[0])
+            throw POSIXError(.init(rawValue: code) ?? .EIO)
+        }
+        pid = child
+        output = pipeEnds[0]
+    }
+
+    deinit { close(output) }
+
+    /// The next line of output; nil at end of output, or when `deadline` passed first
+    /// (then `deadlineExpired` is true) or `shouldStop` said so.
+    func readLine(deadline: ContinuousClock.Instant?, shouldStop: () -> Bool) -> (line: [UInt8]?, deadlineExpired: Bool) {
+        while true {
+            if let newline = buffer.firstIndex(of: UInt8(ascii: "\n")) {
+                let line = Array(buffer[..<newline])
+                buffer.removeSubrange(...newline)
+                return (line, false)
+            }
+            if shouldStop() { return (nil, false) }
+            // Poll in slices of at most 50 ms so that a cancellation is seen promptly.
+            var timeout: Int32 = 50
+            if let deadline {
+                let left = deadline - ContinuousClock.now
+                if left <= .zero { return (nil, true) }
+                timeout = Int32(min(50, max(1, left.components.seconds * 1000 + left.components.attoseconds / 1_000_000_000_000_000)))
+            }
+            var descriptor = pollfd(fd: output, events: Int16(POLLIN), revents: 0)
+            let ready = poll(&descriptor, 1, timeout)
+            if ready < 0 && errno == EINTR { continue }
+            if ready <= 0 { continue }
+            var chunk = [UInt8](repeating: 0, count: 65536)
+            let count = read(output, &chunk, chunk.count)
+            if count < 0 && errno == EINTR { continue }
+            if count <= 0 {
+                // End of output: hand out a last line without newline, if any.
+                if buffer.isEmpty { return (nil, false) }
+                defer { buffer.removeAll() }
+                return (buffer, false)
+            }
+            buffer.append(contentsOf: chunk[..<count])
+        }
+    }
+
+    func kill() {
+        Glibc.kill(pid, SIGKILL)
+    }
+
+    /// Waits for the child to end and reaps it.
+    func wait() -> Termination {
+        var status: Int32 = 0
+        while waitpid(pid, &status, 0) < 0 && errno == EINTR {}
+        let signal = status & 0x7f
+        return signal == 0 ? .exited((status >> 8) & 0xff) : .signaled(signal)
+    }
+}

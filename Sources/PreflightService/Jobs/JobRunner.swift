@@ -1,0 +1,299 @@
+import Foundation
+import Glibc
+import MigrationCore
+
+/// Runs a job as a phone would live it: launch after launch of a worker process, each
+/// killed at the watchdog's deadline, until the target is reached, a step fails, or the
+/// launches run out; then verifies the result and writes the report.
+///
+/// The runner itself never opens the database with SQLite: it reads the header bytes,
+/// the workers' events and the space stats file. Used by `preflight run` and by the
+/// HTTP service alike.
+public final class JobRunner: Sendable {
+    let workerExecutable: String
+
+    public init(workerExecutable: String) {
+        self.workerExecutable = workerExecutable
+    }
+
+    /// Runs `job` to its end (this can take minutes) and answers its report.
+    /// `progress` gets one line per step as it settles, for people watching a terminal.
+    public func run(_ job: Job, cancellation: JobCancellation, progress: @escaping (String) -> Void = { _ in }) -> JobResult {
+        var run = JobRun(
+            job: job, launcher: WorkerLauncher(executable: workerExecutable, job: job, cancellation: cancellation),
+            progress: progress)
+        let outcome = run.execute()
+        return JobResult(report: run.report(outcome), migratedDatabasePath: run.hasWorkCopy ? job.workPath : nil)
+    }
+}
+
+/// The state of one job while it runs.
+private struct JobRun {
+    let job: Job
+    let launcher: WorkerLauncher
+    let progress: (String) -> Void
+    let started = ContinuousClock.now
+    var input: InputSummary
+    var ledger = StepLedger()
+    var launches: [LaunchReport] = []
+    var failure: Failure?
+    var final: FinalState?
+    var space = SpaceReport()
+    var warnings: [Warning] = []
+    var hasWorkCopy = false
+
+    init(job: Job, launcher: WorkerLauncher, progress: @escaping (String) -> Void) {
+        self.job = job
+        self.launcher = launcher
+        self.progress = progress
+        input = InputSummary(
+            bytes: fileSize(job.inputPath) ?? 0, sha256: "", userVersion: nil, applicationID: nil, journalMode: nil,
+            pageSize: nil, sqliteHeaderValid: false, tables: nil)
+    }
+
+    var target: Int { job.options.target ?? job.plan.newestVersion }
+
+    mutating func execute() -> (Outcome) {
+        input.sha256 = sha256OfFile(job.inputPath) ?? ""
+        warnings = CompatibilityWarnings.check(plan: job.plan, target: target, device: job.device)
+        // 1. The header, from the bytes alone.
+        let header = DatabaseHeader.read(path: job.inputPath)
+        switch header {
+        case .invalid(let reason):
+            return stop(.invalidDatabase, Failure(kind: Failure.Kind.invalidDatabase, message: reason))
+        case .empty:
+            input.userVersion = 0
+            input.applicationID = 0
+        case .database(let fields):
+            input.sqliteHeaderValid = true
+            input.userVersion = Int(fields.userVersion)
+            input.applicationID = fields.applicationID
+            input.pageSize = fields.pageSize
+            input.journalMode = fields.isWAL ? "wal" : "delete"
+        }
+        // 2. The work copy and the worker's instructions.
+        do {
+            try copyInputs()
+            hasWorkCopy = true
+            try writeInstructions(tablesBefore: nil)
+        } catch {
+            return stop(.failed, Failure(kind: "internal", message: "cannot prepare the job directory: \(error)"))
+        }
+        let initialBytes = (fileSize(job.workPath) ?? 0) + (fileSize(job.workPath + "-wal") ?? 0)
+        space.initialBytes = initialBytes
+        space.freeBytes = job.options.freeBytes
+        let quota = job.options.freeBytes.map { initialBytes + $0 }
+        guard SpaceStats.create(path: statsPath, quotaBytes: quota) == 0 else {
+            return stop(.failed, Failure(kind: "internal", message: "cannot create the space stats file in the job directory"))
+        }
+        // 3. What the file holds before anything runs (a worker: this is SQL on the upload).
+        if header != .empty {
+            guard let inspection = runReportingWorker(.inspect) else {
+                return stop(.invalidDatabase, Failure(
+                    kind: Failure.Kind.invalidDatabase, message: "SQLite crashed while reading the file"))
+            }
+            guard inspection.readable == "ok" else {
+                return stop(.invalidDatabase, Failure(
+                    kind: Failure.Kind.invalidDatabase, message: inspection.readable ?? "SQLite cannot read the file"))
+            }
+            input.tables = inspection.tables
+            input.journalMode = inspection.journalMode ?? input.journalMode
+            try? writeInstructions(tablesBefore: inspection.tables)
+        } else {
+            input.tables = [:]
+        }
+        // 4. Launches.
+        let migrated = launchUntilSettled()
+        if let migrated { return migrated }
+        // 5. Verification of the target.
+        guard let verification = runReportingWorker(.verify), let verified = verification.final else {
+            return stop(.failed, Failure(kind: Failure.Kind.workerCrashed, message: "the verification worker crashed"))
+        }
+        final = verified
+        let problems = verification.problems ?? []
+        if !problems.isEmpty {
+            failure = Failure(kind: Failure.Kind.verification, message: problems.joined(separator: "; "))
+            return .verificationFailed
+        }
+        return launches.count > 1 ? .completedAfterKills : .completed
+    }
+
+    // MARK: - Launches
+
+    /// Runs launches until the target is reached (nil) or the run ends another way.
+    private mutating func launchUntilSettled() -> Outcome? {
+        for number in 1...max(1, job.options.launches) {
+            if launcher.cancellation.isCancelled { return stopAfterMigration(.failed, cancelledFailure) }
+            let run: WorkerLauncher.Run
+            do {
+                run = try launcher.run(
+                    .migrate, extraArguments: ["--launch", String(number)], watchdogMs: job.options.watchdogMs,
+                    onLine: { line in
+                        if let event = try? JSONDecoder().decode(MigrationEvent.self, from: Data(line)),
+                            let text = ProgressLine.describe(event, launch: number)
+                        {
+                            progress(text)
+                        }
+                    })
+            } catch {
+                return stopAfterMigration(.failed, Failure(kind: "internal", message: "cannot start a worker: \(error)"))
+            }
+            let record = LaunchRecord(number: number, run: run)
+            let stats = SpaceStats.read(path: statsPath)
+            ledger.record(record, spaceAtEnd: stats)
+            launches.append(LaunchReport(
+                launch: number, fromVersion: record.fromVersion, reachedVersion: record.reachedVersion,
+                ended: record.ending, elapsedMs: run.elapsedMs, startMs: record.startMs))
+            if launcher.cancellation.isCancelled { return stopAfterMigration(.failed, cancelledFailure) }
+            if record.finished != nil { return nil }
+            if let failed = record.stepFailure, let outcome = failed.outcome {
+                let failure = failed.failure ?? Failure(kind: outcome.rawValue, message: outcome.meaning)
+                return outcome == .refused || outcome == .invalidDatabase
+                    ? stop(outcome, failure) : stopAfterMigration(outcome, failure)
+            }
+            if run.killedByWatchdog {
+                progress(ProgressLine.killed(record, watchdogMs: job.options.watchdogMs ?? 0))
+                guard record.madeDurableProgress else {
+                    return stopAfterMigration(.crashLoop, crashLoopFailure(record))
+                }
+                continue
+            }
+            return stopAfterMigration(.failed, crashFailure(record))
+        }
+        let last = launches.last?.reachedVersion.map(String.init) ?? "the same version"
+        return stopAfterMigration(.watchdogKilled, Failure(
+            kind: Failure.Kind.watchdog, step: ledger.entries.last?.version,
+            message: "all \(launches.count) launches were killed by the \(job.options.watchdogMs ?? 0) ms watchdog; each made progress, but the database is only at version \(last) of \(target)"))
+    }
+
+    private var cancelledFailure: Failure { Failure(kind: "cancelled", message: "the job was cancelled") }
+
+    private func crashLoopFailure(_ record: LaunchRecord) -> Failure {
+        let step = record.cutStep
+        let stepText = step.map { "step \($0.version ?? 0) (\"\($0.name ?? "")\")" } ?? "opening the database"
+        return Failure(
+            kind: Failure.Kind.watchdog, step: step?.version,
+            message: "launch \(record.number) was killed by the \(job.options.watchdogMs ?? 0) ms watchdog during \(stepText) without committing any progress; every later launch would do the same: crash loop")
+    }
+
+    private func crashFailure(_ record: LaunchRecord) -> Failure {
+        let how: String
+        switch record.run.termination {
+        case .signaled(let signal): return Failure(
+                kind: Failure.Kind.workerCrashed, step: record.cutStep?.version,
+                message: "the migrating process died of signal \(signal) (\(signalName(signal)))\(record.cutStep.map { " during step \($0.version ?? 0)" } ?? ""); SQLite may have crashed on this file")
+        case .exited(let code): how = "exited with status \(code)"
+        }
+        return Failure(
+            kind: Failure.Kind.workerCrashed, step: record.cutStep?.version,
+            message: "the migrating process \(how) without finishing; see the server's log")
+    }
+
+    // MARK: - Ending
+
+    /// Ends the run before any launch changed the work copy.
+    private mutating func stop(_ outcome: Outcome, _ failure: Failure) -> Outcome {
+        self.failure = failure
+        return outcome
+    }
+
+    /// Ends a run that migrated at least partly: the state it left is reported.
+    private mutating func stopAfterMigration(_ outcome: Outcome, _ failure: Failure) -> Outcome {
+        self.failure = failure
+        ledger.skipRemaining(plan: job.plan, through: target)
+        if !launcher.cancellation.isCancelled, let state = runReportingWorker(.verify, extraArguments: ["--final-only"]) {
+            final = state.final
+        }
+        return outcome
+    }
+
+    func report(_ outcome: Outcome) -> Report {
+        var space = self.space
+        if let stats = SpaceStats.read(path: statsPath), stats.run.peakTotalBytes > 0 {
+            space.peakBytes = stats.run.peakTotalBytes
+            space.peakGrowthBytes = max(0, stats.run.peakTotalBytes - (space.initialBytes ?? 0))
+            space.byClass = stats.run.peakBytesByClass
+            let reachedTarget = [.completed, .completedAfterKills, .verificationFailed].contains(outcome)
+            space.minFreeBytes = reachedTarget ? space.peakGrowthBytes : nil
+        }
+        if hasWorkCopy {
+            space.finalBytes = (fileSize(job.workPath) ?? 0) + (fileSize(job.workPath + "-wal") ?? 0)
+        }
+        return Report(
+            jobID: job.id, outcome: outcome, failure: outcome == .completed || outcome == .completedAfterKills ? nil : failure,
+            plan: PlanSummary(name: job.plan.name, sha256: job.plan.sha256, targetVersion: target),
+            options: job.options, input: input, launches: launches, steps: ledger.entries, space: space,
+            final: final, warnings: warnings,
+            timings: Timings(totalMs: milliseconds(ContinuousClock.now - started), uploadMs: job.uploadMs))
+    }
+
+    // MARK: - Files and workers
+
+    private var statsPath: String { job.directory + "/" + JobFiles.spaceStats }
+
+    private func copyInputs() throws {
+        let manager = FileManager.default
+        for suffix in ["", "-wal", "-shm", "-journal"] where manager.fileExists(atPath: job.workPath + suffix) {
+            try manager.removeItem(atPath: job.workPath + suffix)
+        }
+        try manager.copyItem(atPath: job.inputPath, toPath: job.workPath)
+        if manager.fileExists(atPath: job.inputWALPath) {
+            try manager.copyItem(atPath: job.inputWALPath, toPath: job.workPath + "-wal")
+        }
+    }
+
+    private func writeInstructions(tablesBefore: [String: Int64]?) throws {
+        let instructions = WorkerInstructions(
+            plan: String(decoding: job.plan.document, as: UTF8.self), target: job.options.target,
+            spaceCheck: job.options.spaceCheck, verify: job.options.verify, connection: job.device.connection,
+            tablesBefore: tablesBefore)
+        let data = try JSONEncoder().encode(instructions)
+        try data.write(to: URL(fileURLWithPath: job.directory + "/" + WorkerInstructions.fileName))
+    }
+
+    /// Runs an `inspect` or `verify` worker and decodes the one line it prints; nil when
+    /// the worker died or printed nothing usable.
+    private func runReportingWorker(_ task: Worker.Task, extraArguments: [String] = []) -> WorkerReport? {
+        guard let run = try? launcher.run(task, extraArguments: extraArguments), let line = run.lines.last else {
+            return nil
+        }
+        return try? JSONDecoder().decode(WorkerReport.self, from: Data(line))
+    }
+}
+
+private func fileSize(_ path: String) -> Int64? {
+    var info = stat()
+    guard stat(path, &info) == 0 else { return nil }
+    return Int64(info.st_size)
+}
+
+/// SHA-256 of a file, read in 1 MiB pieces.
+func sha256OfFile(_ path: String) -> String? {
+    let descriptor = open(path, O_RDONLY | O_CLOEXEC)
+    guard descriptor >= 0 else { return nil }
+    defer { close(descriptor) }
+    var hasher = SHA256()
+    var buffer = [UInt8](repeating: 0, count: 1 << 20)
+    while true {
+        let count = buffer.withUnsafeMutableBytes { read(descriptor, $0.baseAddress, $0.count) }
+        if count < 0 && errno == EINTR { continue }
+        guard count >= 0 else { return nil }
+        if count == 0 { break }
+        buffer.withUnsafeBytes { hasher.update(buffer: UnsafeRawBufferPointer(rebasing: $0[..<count])) }
+    }
+    return hasher.finalizeHex()
+}
+
+private func signalName(_ signal: Int32) -> String {
+    switch signal {
+    case SIGSEGV: return "SIGSEGV"
+    case SIGBUS: return "SIGBUS"
+    case SIGABRT: return "SIGABRT"
+    case SIGKILL: return "SIGKILL"
+    case SIGXFSZ: return "SIGXFSZ, file size limit"
+    case SIGXCPU: return "SIGXCPU, CPU time limit"
+    case SIGILL: return "SIGILL"
+    case SIGTRAP: return "SIGTRAP"
+    default: return "signal \(signal)"
+    }
+}
