@@ -83,6 +83,9 @@
 **     database path; an -shm file left larger by another process is counted
 **     only as far as this process maps it.
 **   - Assumes the real VFS's io methods are version 3 (the unix VFS is).
+**   - One process at a time per stats file: each one's current sizes are its
+**     own open files, so two processes counting into one file at once would
+**     overwrite each other's current values (peaks would still be kept).
 **   - Recreating the stats file (spacevfs_stats_create) while a worker has it
 **     mapped truncates it under that worker: don't.
 */
@@ -100,7 +103,7 @@
 #include "spacevfs.h"
 
 /*
-** Largest number of bytes the stats file may be asked to be: the struct itself.
+** Size of the stats file: one spacevfs_stats, mapped whole.
 */
 #define SPACEVFS_STATS_SIZE ((off_t)sizeof(spacevfs_stats))
 
@@ -569,7 +572,7 @@ static int spaceDelete(sqlite3_vfs *pVfs, const char *zPath, int dirSync){
   SpaceNode *pNode;
   (void)pVfs;
   rc = REALVFS->xDelete(REALVFS, zPath, dirSync);
-  if( rc==SQLITE_OK ){
+  if( rc==SQLITE_OK || rc==SQLITE_IOERR_DELETE_NOENT ){   /* gone either way */
     pthread_mutex_lock(&gSpace.mutex);
     pNode = spaceFindNode(zPath);
     if( pNode ){
@@ -779,6 +782,7 @@ void spacevfs_window_begin(int32_t tag){
     memset(pW->bytes_written, 0, sizeof(pW->bytes_written));
     memset(pW->syncs, 0, sizeof(pW->syncs));
     pS->window_tag = tag;
+    pS->window_start_bytes = pS->run.total_bytes;
   }
   pthread_mutex_unlock(&gSpace.mutex);
 }

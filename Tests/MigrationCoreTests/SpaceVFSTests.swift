@@ -1,0 +1,475 @@
+import CSQLite
+import CSpaceVFS
+import Foundation
+import Testing
+
+/// The shim VFS (Sources/CSpaceVFS) measured against what is really on disk.
+///
+/// Registration is per process and these tests share one, so the suite is serialized and
+/// every test maps a fresh stats file of its own with `spacevfs_register` (re-registering
+/// is supported: see spacevfs.c). Each test works in its own temporary directory.
+@Suite(.serialized)
+struct SpaceVFSTests {
+    // MARK: - Journal modes
+
+    @Test func rollbackJournalIsCountedAndGoneAfterCommit() throws {
+        let scratch = try Scratch()
+        try scratch.startAccounting()
+        let db = try TestDB(scratch.path("main.db"))
+        try db.run("PRAGMA journal_mode=DELETE")
+        try db.run("CREATE TABLE t(id INTEGER PRIMARY KEY, payload TEXT)")
+        try db.run(insertRows(5_000))
+        try db.run("UPDATE t SET payload = upper(payload) || 'x'")  // journals every page
+        let open = snapshot()
+        db.close()
+        let closed = snapshot()
+
+        #expect(open.run.peak(.journal) > 0)
+        #expect(open.run.current(.journal) == 0)  // deleted at commit
+        #expect(open.run.syncs(.journal) > 0)
+        #expect(open.run.written(.journal) > 0)
+        #expect(open.run.peak(.wal) == 0)
+        #expect(open.run.peak(.shm) == 0)
+        #expect(closed.run.current(.main) == scratch.size("main.db"))
+        #expect(closed.run.total_bytes == scratch.diskBytes())
+        #expect(closed.run.peak_total_bytes >= open.run.peak(.main) + open.run.peak(.journal) - 4096)
+        #expect(closed.full_errors == 0)
+    }
+
+    @Test func walAndShmAreCountedWhileOpenAndGoneAfterClose() throws {
+        let scratch = try Scratch()
+        try scratch.startAccounting()
+        let db = try TestDB(scratch.path("main.db"))
+        #expect(try db.text("PRAGMA journal_mode=WAL") == "wal")
+        try db.run("CREATE TABLE t(id INTEGER PRIMARY KEY, payload TEXT)")
+        try db.run(insertRows(2_000))
+        let open = snapshot()
+
+        #expect(open.run.current(.wal) > 0)
+        #expect(open.run.current(.wal) == scratch.size("main.db-wal"))
+        #expect(open.run.current(.shm) >= 32_768)
+        #expect(open.run.current(.shm) == scratch.size("main.db-shm"))
+        #expect(open.run.current(.main) == scratch.size("main.db"))
+        #expect(open.run.total_bytes == scratch.diskBytes())
+        #expect(open.run.syncs(.wal) > 0)
+
+        db.close()  // checkpoints, then deletes -wal and -shm
+        let closed = snapshot()
+        #expect(!scratch.exists("main.db-wal") && !scratch.exists("main.db-shm"))
+        #expect(closed.run.current(.wal) == 0)
+        #expect(closed.run.current(.shm) == 0)
+        #expect(closed.run.peak(.wal) >= open.run.current(.wal))
+        #expect(closed.run.peak(.shm) >= 32_768)
+        #expect(closed.run.total_bytes == scratch.size("main.db"))
+        #expect(closed.run.total_bytes == scratch.diskBytes())
+    }
+
+    @Test func shmRegionPastTheQuotaIsRefused() throws {
+        let scratch = try Scratch()
+        let fixture = try TestDB(scratch.path("main.db"), vfs: nil)
+        #expect(try fixture.text("PRAGMA journal_mode=WAL") == "wal")
+        try fixture.run("CREATE TABLE t(x); INSERT INTO t VALUES (1)")
+        fixture.close()
+        let dbSize = scratch.size("main.db")
+
+        // A reader maps region 0 (32 KiB) of the -shm first: no room for it.
+        try scratch.startAccounting(named: "tight.stats", quota: dbSize + 1_000)
+        let tight = try TestDB(scratch.path("main.db"))
+        #expect(tight.exec("SELECT count(*) FROM t") == SQLITE_FULL)
+        tight.close()
+        let refused = snapshot()
+        #expect(refused.full_errors >= 1)  // the close tries again, to checkpoint
+        #expect(refused.run.peak(.shm) == 0)
+        #expect(refused.run.total_bytes == dbSize)
+
+        try scratch.startAccounting(named: "roomy.stats", quota: dbSize + 32_768)
+        let roomy = try TestDB(scratch.path("main.db"))
+        #expect(try roomy.int("SELECT count(*) FROM t") == 1)
+        #expect(snapshot().run.current(.shm) == 32_768)
+        roomy.close()
+        #expect(snapshot().full_errors == 0)
+    }
+
+    @Test func existingFileIsSeededWithItsSizeNotCountedTwice() throws {
+        let scratch = try Scratch()
+        try scratch.buildFixture("main.db", rows: 3_000)
+        try scratch.startAccounting()
+        for _ in 0..<3 {  // reopening a known path re-seeds it instead of adding it again
+            let db = try TestDB(scratch.path("main.db"))
+            #expect(try db.int("SELECT count(*) FROM t") == 3_000)
+            #expect(snapshot().run.current(.main) == scratch.size("main.db"))
+            db.close()
+        }
+        let s = snapshot()
+        #expect(s.run.current(.main) == scratch.size("main.db"))
+        #expect(s.run.total_bytes == scratch.size("main.db"))
+        #expect(s.run.written(.main) == 0)
+    }
+
+    // MARK: - Growth without xWrite
+
+    @Test func sizeHintGrowthIsCountedAndCheckedAgainstTheQuota() throws {
+        let scratch = try Scratch()
+        try scratch.startAccounting()
+        // A chunk size makes the unix VFS fallocate whole chunks on SQLITE_FCNTL_SIZE_HINT.
+        let chunked = try TestDB(scratch.path("chunked.db"))
+        try chunked.setChunkSize(1 << 20)
+        try chunked.run("CREATE TABLE t(id INTEGER PRIMARY KEY, payload TEXT)")
+        try chunked.run(insertRows(30_000))
+        #expect(scratch.size("chunked.db") % (1 << 20) == 0 && scratch.size("chunked.db") > 1 << 20)
+        #expect(snapshot().run.current(.main) == scratch.size("chunked.db"))
+        // With mmap on, the hint ftruncates the file to the hinted size.
+        let mapped = try TestDB(scratch.path("mapped.db"))
+        try mapped.run("PRAGMA mmap_size=268435456")
+        try mapped.run("CREATE TABLE t(id INTEGER PRIMARY KEY, payload TEXT)")
+        try mapped.run(insertRows(30_000))
+        #expect(snapshot().run.current(.main) == scratch.size("chunked.db") + scratch.size("mapped.db"))
+        chunked.close()
+        mapped.close()
+        #expect(snapshot().run.total_bytes == scratch.diskBytes())
+
+        // The hint is refused past the quota, before anything is allocated.
+        try scratch.startAccounting(named: "tight.stats", quota: 900_000)
+        let tight = try TestDB(scratch.path("tight.db"))
+        try tight.setChunkSize(1 << 20)
+        try tight.run("CREATE TABLE t(id INTEGER PRIMARY KEY, payload TEXT)")
+        #expect(tight.exec(insertRows(30_000)) == SQLITE_FULL)
+        let s = snapshot()
+        #expect(s.full_errors >= 1)
+        #expect(s.run.peak_total_bytes <= 900_000)
+        #expect(scratch.size("tight.db") < 1 << 20)  // the chunk was never allocated
+        // After SQLITE_FULL the pager leaves a hot journal until the next read; both are counted.
+        #expect(s.run.total_bytes == scratch.size("tight.db") + scratch.size("tight.db-journal"))
+        #expect(try tight.int("SELECT count(*) FROM t") == 0)
+        tight.close()
+    }
+
+    // MARK: - Temp files
+
+    @Test func createIndexSorterSpillIsCountedAsTemp() throws {
+        let scratch = try Scratch()
+        // The unix VFS reads SQLITE_TMPDIR once, in sqlite3_os_init (checked with strace), so in a
+        // test process where SQLite is already initialised this does not move the files; a worker
+        // sets it before its first SQLite call. The count does not depend on where they are: temp
+        // files are unlinked at once and only the shim sees them.
+        let previous = getenv("SQLITE_TMPDIR").map { String(cString: $0) }
+        setenv("SQLITE_TMPDIR", scratch.directory.path, 1)
+        defer {
+            if let previous { setenv("SQLITE_TMPDIR", previous, 1) } else { unsetenv("SQLITE_TMPDIR") }
+        }
+        try scratch.buildFixture("main.db", rows: 100_000)
+        try scratch.startAccounting()
+        let db = try TestDB(scratch.path("main.db"))
+        try db.run("PRAGMA cache_size=-100")
+        let before = snapshot()
+        try db.run("CREATE INDEX t_payload ON t(payload)")
+        let after = snapshot()
+        db.close()
+
+        #expect(before.run.peak(.temp) == 0)
+        #expect(after.run.peak(.temp) > 1_000_000)  // the sorter spilled ~10 MB of keys
+        #expect(after.run.written(.temp) >= after.run.peak(.temp))
+        #expect(after.run.current(.temp) == 0)  // closed and gone
+        #expect(after.run.peak_total_bytes > before.run.total_bytes + after.run.peak(.temp))
+        #expect(snapshot().run.total_bytes == scratch.diskBytes())
+    }
+
+    // MARK: - Quota
+
+    @Test func quotaBelowTheNeedFailsWithFullAndRollsBackCleanly() throws {
+        let scratch = try Scratch()
+        try scratch.buildFixture("fixture.db", rows: 50_000)
+        let payloadBytes = 50_000 * 100
+
+        // Unlimited: the statement succeeds; its peak is the need.
+        try scratch.copy("fixture.db", to: "unlimited.db")
+        try scratch.startAccounting(named: "unlimited.stats")
+        let unlimited = try TestDB(scratch.path("unlimited.db"))
+        #expect(try grow(unlimited) == SQLITE_OK)
+        unlimited.close()
+        let need = snapshot().run.peak_total_bytes
+        #expect(need > scratch.size("fixture.db"))
+
+        // Exactly the need: still enough (the accounting is exact and deterministic).
+        try scratch.copy("fixture.db", to: "exact.db")
+        try scratch.startAccounting(named: "exact.stats", quota: need)
+        let exact = try TestDB(scratch.path("exact.db"))
+        #expect(try grow(exact) == SQLITE_OK)
+        exact.close()
+        #expect(snapshot().full_errors == 0)
+
+        // A little below: SQLITE_FULL, nothing over the quota, and a whole database after ROLLBACK.
+        try scratch.copy("fixture.db", to: "short.db")
+        let quota = need - 8_192
+        try scratch.startAccounting(named: "short.stats", quota: quota)
+        let short = try TestDB(scratch.path("short.db"))
+        #expect(try grow(short) == SQLITE_FULL)
+        if sqlite3_get_autocommit(short.handle) == 0 {
+            try short.run("ROLLBACK")
+        }
+        #expect(try short.text("PRAGMA integrity_check") == "ok")
+        #expect(try short.int("SELECT count(*) FROM t") == 50_000)
+        #expect(try short.int("SELECT sum(length(payload)) FROM t") == Int64(payloadBytes))
+        short.close()
+        let s = snapshot()
+        #expect(s.full_errors >= 1)
+        #expect(s.run.peak_total_bytes <= quota)
+        #expect(s.quota_bytes == quota)
+        #expect(s.run.total_bytes == scratch.size("short.db"))
+    }
+
+    // MARK: - Stats file and windows
+
+    @Test func statsFileReadsTheSameValuesAsTheSnapshot() throws {
+        let scratch = try Scratch()
+        let statsPath = try scratch.startAccounting(quota: 1 << 30)
+        let db = try TestDB(scratch.path("main.db"))
+        try db.run("PRAGMA journal_mode=WAL")
+        try db.run("CREATE TABLE t(id INTEGER PRIMARY KEY, payload TEXT)")
+        try db.run(insertRows(1_000))
+        spacevfs_window_begin(42)
+        try db.run(insertRows(500, from: 1_001))
+
+        let live = snapshot()
+        var fromFile = spacevfs_stats()
+        #expect(spacevfs_stats_read(statsPath, &fromFile) == 0)
+        #expect(bytesOf(live) == bytesOf(fromFile))
+        #expect(fromFile.magic == SPACEVFS_MAGIC)
+        #expect(fromFile.layout_version == SPACEVFS_LAYOUT_VERSION)
+        #expect(fromFile.quota_bytes == 1 << 30)
+        #expect(fromFile.window_tag == 42)
+        #expect(fromFile.run.current(.wal) > 0)
+        db.close()
+
+        // Not a stats file, or no file: refused, and the registration in place is untouched.
+        let bogus = scratch.path("bogus.stats")
+        try Data(repeating: 7, count: MemoryLayout<spacevfs_stats>.size).write(to: URL(fileURLWithPath: bogus))
+        #expect(spacevfs_stats_read(bogus, &fromFile) == EINVAL)
+        #expect(spacevfs_stats_read(scratch.path("missing.stats"), &fromFile) == ENOENT)
+        #expect(spacevfs_register(bogus) == SQLITE_CANTOPEN)
+        #expect(spacevfs_stats_read(statsPath, &fromFile) == 0)
+        #expect(bytesOf(snapshot()) == bytesOf(fromFile))
+    }
+
+    @Test func windowShowsOnlyItsStep() throws {
+        let scratch = try Scratch()
+        try scratch.startAccounting()
+        let db = try TestDB(scratch.path("main.db"))
+        try db.run("PRAGMA journal_mode=DELETE")
+        try db.run("CREATE TABLE t(id INTEGER PRIMARY KEY, payload TEXT)")
+        try db.run(insertRows(20_000))
+        try db.run("UPDATE t SET payload = payload || 'x'")  // step 1: a big journal
+
+        spacevfs_window_begin(2)
+        let start = snapshot()
+        try db.run(insertRows(10, from: 20_001))  // step 2: a few rows
+        let end = snapshot()
+        db.close()
+
+        let w = end.window
+        #expect(end.window_tag == 2)
+        #expect(start.window.peak_total_bytes == start.run.total_bytes)
+        #expect(start.window.written(.main) == 0)
+        for c in FileClass.allCases {
+            #expect(w.written(c) == end.run.written(c) - start.run.written(c))
+            #expect(w.syncs(c) == end.run.syncs(c) - start.run.syncs(c))
+            #expect(w.current(c) == end.run.current(c))
+        }
+        #expect(w.written(.main) > 0 && w.written(.main) < 100_000)
+        #expect(w.peak(.journal) > 0 && w.peak(.journal) < end.run.peak(.journal) / 10)
+        #expect(w.peak_total_bytes >= start.run.total_bytes)
+        #expect(w.peak_total_bytes < end.run.peak_total_bytes)
+    }
+
+    // MARK: - Re-registration
+
+    @Test func reRegisteringRecountsOpenFilesAndForgetsClosedOnes() throws {
+        let scratch = try Scratch()
+        try scratch.startAccounting(named: "first.stats")
+        let kept = try TestDB(scratch.path("kept.db"))
+        #expect(try kept.text("PRAGMA journal_mode=WAL") == "wal")
+        try kept.run("CREATE TABLE t(id INTEGER PRIMARY KEY, payload TEXT)")
+        try kept.run(insertRows(1_000))
+        let closed = try TestDB(scratch.path("closed.db"))
+        try closed.run("CREATE TABLE t(x)")
+        closed.close()
+
+        let secondPath = try scratch.startAccounting(named: "second.stats")
+        let fresh = snapshot()
+        let open = scratch.size("kept.db") + scratch.size("kept.db-wal") + scratch.size("kept.db-shm")
+        #expect(fresh.run.total_bytes == open)
+        #expect(fresh.run.current(.wal) == scratch.size("kept.db-wal"))
+        #expect(fresh.run.current(.shm) == scratch.size("kept.db-shm"))
+        #expect(fresh.run.written(.main) == 0)
+
+        kept.close()
+        let after = snapshot()
+        #expect(after.run.total_bytes == scratch.size("kept.db"))
+        var fromFile = spacevfs_stats()
+        #expect(spacevfs_stats_read(secondPath, &fromFile) == 0)
+        #expect(fromFile.run.total_bytes == scratch.size("kept.db"))
+    }
+}
+
+// MARK: - Helpers (this file only)
+
+/// The classes of spacevfs.h, by name.
+private enum FileClass: Int, CaseIterable {
+    case main, journal, wal, shm, temp
+}
+
+extension spacevfs_counters {
+    fileprivate func current(_ c: FileClass) -> Int64 { Self.element(bytes, c) }
+    fileprivate func peak(_ c: FileClass) -> Int64 { Self.element(peak_bytes, c) }
+    fileprivate func written(_ c: FileClass) -> Int64 { Self.element(bytes_written, c) }
+    fileprivate func syncs(_ c: FileClass) -> Int64 { Self.element(syncs, c) }
+
+    private static func element(_ tuple: (Int64, Int64, Int64, Int64, Int64), _ c: FileClass) -> Int64 {
+        withUnsafeBytes(of: tuple) { $0.load(fromByteOffset: c.rawValue * 8, as: Int64.self) }
+    }
+}
+
+private func snapshot() -> spacevfs_stats {
+    var stats = spacevfs_stats()
+    spacevfs_snapshot(&stats)
+    return stats
+}
+
+private func bytesOf(_ stats: spacevfs_stats) -> [UInt8] {
+    withUnsafeBytes(of: stats) { Array($0) }
+}
+
+/// `count` rows of ~110 bytes; payloads are 100 characters in a scrambled order.
+private func insertRows(_ count: Int, from first: Int = 1) -> String {
+    """
+    WITH RECURSIVE n(i) AS (SELECT \(first) UNION ALL SELECT i + 1 FROM n WHERE i < \(first + count - 1))
+    INSERT INTO t(id, payload) SELECT i, printf('%0100d', (i * 7919) % 1000003) FROM n
+    """
+}
+
+/// The migration-like statement of the quota test, run as one transaction with a small cache
+/// (so the journal and the database grow during the UPDATE). Returns the first failing code.
+private func grow(_ db: TestDB) throws -> Int32 {
+    try db.run("PRAGMA journal_mode=DELETE")
+    try db.run("PRAGMA cache_size=-500")
+    for sql in ["BEGIN", "UPDATE t SET payload = payload || printf('%040d', id)", "COMMIT"] {
+        let rc = db.exec(sql)
+        if rc != SQLITE_OK { return rc & 0xff }
+    }
+    return SQLITE_OK
+}
+
+/// A temporary directory for one test, removed when the test is done with it.
+private final class Scratch {
+    let directory: URL
+
+    init() throws {
+        directory = FileManager.default.temporaryDirectory
+            .appendingPathComponent("spacevfs-tests-\(UUID().uuidString)")
+        try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
+    }
+
+    deinit { try? FileManager.default.removeItem(at: directory) }
+
+    func path(_ name: String) -> String { directory.appendingPathComponent(name).path }
+
+    func exists(_ name: String) -> Bool { FileManager.default.fileExists(atPath: path(name)) }
+
+    func size(_ name: String) -> Int64 {
+        let attributes = try? FileManager.default.attributesOfItem(atPath: path(name))
+        return (attributes?[.size] as? NSNumber)?.int64Value ?? 0
+    }
+
+    /// Bytes of every file here except the stats files.
+    func diskBytes() -> Int64 {
+        let names = (try? FileManager.default.contentsOfDirectory(atPath: directory.path)) ?? []
+        return names.filter { !$0.hasSuffix(".stats") }.reduce(0) { $0 + size($1) }
+    }
+
+    func copy(_ name: String, to other: String) throws {
+        try FileManager.default.copyItem(atPath: path(name), toPath: path(other))
+    }
+
+    /// Creates a stats file here and maps it (re-registering the shim). Returns its path.
+    @discardableResult
+    func startAccounting(named name: String = "space.stats", quota: Int64 = -1) throws -> String {
+        let statsPath = path(name)
+        try #require(spacevfs_stats_create(statsPath, quota) == 0)
+        try #require(spacevfs_register(statsPath) == SQLITE_OK)
+        return statsPath
+    }
+
+    /// A rollback-journal database with `rows` rows, written through the default VFS.
+    func buildFixture(_ name: String, rows: Int) throws {
+        let db = try TestDB(path(name), vfs: nil)
+        try db.run("PRAGMA journal_mode=DELETE")
+        try db.run("CREATE TABLE t(id INTEGER PRIMARY KEY, payload TEXT)")
+        try db.run(insertRows(rows))
+        db.close()
+    }
+}
+
+private struct TestDBError: Error, CustomStringConvertible {
+    let code: Int32
+    let message: String
+    var description: String { "SQLite error \(code): \(message)" }
+}
+
+/// A connection for these tests only, opened through the shim unless told otherwise.
+private final class TestDB {
+    private(set) var handle: OpaquePointer?
+
+    init(_ path: String, vfs: String? = SPACEVFS_NAME) throws {
+        var db: OpaquePointer?
+        let rc = sqlite3_open_v2(path, &db, SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE, vfs)
+        guard rc == SQLITE_OK else {
+            let message = db.map { String(cString: sqlite3_errmsg($0)) } ?? "out of memory"
+            sqlite3_close(db)
+            throw TestDBError(code: rc, message: "open \(path): \(message)")
+        }
+        handle = db
+    }
+
+    deinit { close() }
+
+    func close() {
+        if let handle { #expect(sqlite3_close(handle) == SQLITE_OK) }
+        handle = nil
+    }
+
+    /// Runs SQL and returns its result code.
+    func exec(_ sql: String) -> Int32 { sqlite3_exec(handle, sql, nil, nil, nil) }
+
+    /// Runs SQL; throws unless it succeeds.
+    func run(_ sql: String) throws {
+        let rc = exec(sql)
+        guard rc == SQLITE_OK else {
+            throw TestDBError(code: rc, message: "\(String(cString: sqlite3_errmsg(handle))) in \(sql)")
+        }
+    }
+
+    /// Sets SQLITE_FCNTL_CHUNK_SIZE on the main database file.
+    func setChunkSize(_ bytes: Int32) throws {
+        var size = bytes
+        let rc = sqlite3_file_control(handle, "main", SQLITE_FCNTL_CHUNK_SIZE, &size)
+        guard rc == SQLITE_OK else { throw TestDBError(code: rc, message: "SQLITE_FCNTL_CHUNK_SIZE") }
+    }
+
+    /// The first column of the first row, as text.
+    func text(_ sql: String) throws -> String? {
+        var stmt: OpaquePointer?
+        var rc = sqlite3_prepare_v2(handle, sql, -1, &stmt, nil)
+        defer { sqlite3_finalize(stmt) }
+        guard rc == SQLITE_OK else { throw TestDBError(code: rc, message: sql) }
+        rc = sqlite3_step(stmt)
+        guard rc == SQLITE_ROW else {
+            if rc == SQLITE_DONE { return nil }
+            throw TestDBError(code: rc, message: sql)
+        }
+        return sqlite3_column_text(stmt, 0).map { String(cString: $0) }
+    }
+
+    func int(_ sql: String) throws -> Int64 {
+        Int64(try text(sql) ?? "") ?? -1
+    }
+}
