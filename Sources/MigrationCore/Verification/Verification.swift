@@ -1,0 +1,14 @@
+/// What verification found: the `final` section of the report, and why it failed, if it did.
+public struct Verification: Sendable, Equatable {
+    public var final: FinalState
+    /// One sentence per failed check (integrity, foreign keys, rows lost, schema); empty
+    /// when verification passed.
+    public var problems: [String]
+
+    public var passed: Bool { problems.isEmpty }
+
+    public init(final: FinalState, problems: [String]) {
+        self.final = final
+        self.problems = problems
+    }
+}

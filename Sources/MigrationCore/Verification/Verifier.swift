@@ -1,0 +1,230 @@
+import Foundation
+
+/// Checks a migrated database after its last step and fills the report's `final` section
+/// (CONTRACT §3): integrity, foreign keys, rows lost, and the schema compared with a
+/// fresh install of the same version.
+///
+///     let verifier = Verifier(plan: plan, target: 5, mode: .full, scratchDirectory: jobDirectory)
+///     let verification = try verifier.verify(connection: connection, tablesBefore: inputTables)
+///     if !verification.passed { ... outcome verification_failed ... }
+///
+/// The migrated file is only read, through the connection the caller opened (perhaps
+/// through the space VFS). The fresh install is built in a new file in
+/// `scratchDirectory`, removed afterwards.
+public struct Verifier: Sendable {
+    public let plan: Plan
+    public let target: Int
+    public let mode: RunOptions.Verify
+    public let scratchDirectory: String
+
+    /// How many lines of `integrity_check` / `quick_check` the report keeps.
+    static let integrityLines = 10
+
+    public init(plan: Plan, target: Int, mode: RunOptions.Verify, scratchDirectory: String) {
+        self.plan = plan
+        self.target = target
+        self.mode = mode
+        self.scratchDirectory = scratchDirectory
+    }
+
+    /// Verifies the database open on `connection`.
+    ///
+    /// - Parameters:
+    ///   - tablesBefore: row counts of the input, before any step ran (`TableCounts`).
+    ///   - startVersion: the input's user_version; only steps after it applied in this
+    ///     run and can allow a loss of rows. Nil counts every step up to the version reached.
+    /// - Throws: only when SQLite cannot read the migrated database at all; every failed
+    ///   check is a sentence in `problems` instead.
+    public func verify(
+        connection: Connection, tablesBefore: [String: Int64], startVersion: Int? = nil
+    ) throws(SQLiteError) -> Verification {
+        var final = FinalState()
+        var problems: [String] = []
+
+        let userVersion = try connection.userVersion
+        final.userVersion = userVersion
+        if userVersion != target {
+            problems.append("the database is at version \(userVersion) after the run, not at the target \(target)")
+        }
+
+        // Integrity: the only check `verify: off` skips.
+        let integrity = checkIntegrity(connection)
+        final.integrity = integrity
+        if integrity != "ok" && integrity != Self.notChecked {
+            let pragma = mode == .quick ? "quick_check" : "integrity_check"
+            problems.append("PRAGMA \(pragma) reports damage: \(integrity.split(separator: "\n").first ?? "")")
+        }
+
+        // Foreign keys: cheap next to integrity, so always.
+        do {
+            let violations = try countForeignKeyViolations(connection)
+            final.foreignKeyViolations = violations
+            if violations > 0 {
+                problems.append("\(violations) \(violations == 1 ? "row violates" : "rows violate") a foreign key (PRAGMA foreign_key_check)")
+            }
+        } catch {
+            problems.append("PRAGMA foreign_key_check cannot run: \(error.message)")
+        }
+
+        // Rows.
+        let tablesAfter = try TableCounts.count(connection)
+        final.tables = tablesAfter
+        let (lost, lossProblems) = rowsLost(
+            before: tablesBefore, after: tablesAfter, appliedSteps: (startVersion ?? 0)..<max(startVersion ?? 0, userVersion))
+        final.rowsLost = lost
+        problems += lossProblems
+
+        // Schema.
+        let upgraded = try SchemaSnapshot.read(connection)
+        do {
+            let diff = SchemaDiff(upgraded: upgraded, freshInstall: try freshInstallSnapshot())
+            final.schemaMatchesFreshInstall = diff.isEmpty
+            final.schemaDiff = diff.lines
+            if let first = diff.lines.first {
+                problems.append(
+                    diff.lines.count == 1
+                        ? "the schema differs from a fresh install: \(first)"
+                        : "the schema differs from a fresh install in \(diff.lines.count) ways (see schema_diff), first: \(first)")
+            }
+        } catch {
+            problems.append(error.message)
+        }
+        return Verification(final: final, problems: problems)
+    }
+
+    // MARK: - Integrity and foreign keys
+
+    static let notChecked = "not checked"
+
+    /// "ok", the first lines `integrity_check` / `quick_check` reports, or "not checked".
+    private func checkIntegrity(_ connection: Connection) -> String {
+        let pragma: String
+        switch mode {
+        case .off: return Self.notChecked
+        case .quick: pragma = "quick_check"
+        case .full: pragma = "integrity_check"
+        }
+        do {
+            let lines = try connection.rows("PRAGMA main.\(pragma)(\(Self.integrityLines))").compactMap { $0.first?.textValue }
+            return lines.isEmpty ? "ok" : lines.joined(separator: "\n")
+        } catch {
+            return "PRAGMA \(pragma) failed: \(error.message)"
+        }
+    }
+
+    /// The number of rows `PRAGMA foreign_key_check` reports, counted without keeping them.
+    private func countForeignKeyViolations(_ connection: Connection) throws(SQLiteError) -> Int {
+        let statement = try connection.prepare("PRAGMA main.foreign_key_check")
+        try statement.bind([])
+        var count = 0
+        while try statement.step() { count += 1 }
+        return count
+    }
+
+    // MARK: - Rows lost
+
+    /// Tables with fewer rows than before, and a sentence for each loss no step allowed.
+    ///
+    /// A table that no longer exists is not counted: the plan dropped or renamed it, which
+    /// the schema comparison judges. Preflight's own `_preflight_*` tables never count.
+    func rowsLost(
+        before: [String: Int64], after: [String: Int64], appliedSteps versions: Range<Int>
+    ) -> ([String: Int64], [String]) {
+        var lost: [String: Int64] = [:]
+        var problems: [String] = []
+        for (table, countBefore) in before.sorted(by: { $0.key < $1.key }) where !TableCounts.isInternal(table) {
+            guard let countAfter = after[table], countAfter < countBefore else { continue }
+            lost[table] = countBefore - countAfter
+            let allowed = plan.steps.contains { step in
+                versions.contains(step.version - 1) && step.rowLossAllowed && Self.step(step, concerns: table)
+            }
+            if !allowed {
+                problems.append(
+                    "\(countBefore - countAfter) of \(countBefore) rows of table \(table) were lost, and no applied step with \"row_loss\": \"allowed\" concerns that table")
+            }
+        }
+        return (lost, problems)
+    }
+
+    /// Whether `step` works on `table`: the table of a rebuild or backfill, or for a `sql`
+    /// step, a table whose name appears as a name (not inside a string) in its SQL.
+    ///
+    /// Why the text and not SQLite's authorizer: the step has already run, and its
+    /// statements cannot be prepared again against the schema it left (a table it created
+    /// exists now, one it dropped does not). A name in the text is what the step's author
+    /// wrote; it errs towards allowing (a column alias spelled like the table also counts),
+    /// which is right for a step whose author declared that it removes rows. A loss that
+    /// only a cascade or a trigger causes in a table the step does not name is reported.
+    static func step(_ step: Step, concerns table: String) -> Bool {
+        let name = SQLNormalizer.fold(table)
+        switch step.action {
+        case .rebuild(let rebuild): return SQLNormalizer.fold(rebuild.table) == name
+        case .backfill(let backfill): return SQLNormalizer.fold(backfill.table) == name
+        case .sql(let statements):
+            return statements.contains { statement in
+                SQLNormalizer.tokens(statement).contains { token in
+                    (token.kind == .identifier || token.kind == .keyword) && token.name == name
+                }
+            }
+        }
+    }
+
+    // MARK: - Fresh install
+
+    /// Why the fresh install could not be built; the message is a problem sentence.
+    private struct FreshInstallFailure: Error {
+        var message: String
+    }
+
+    /// The schema of a fresh install of `target`: the plan's `fresh_install` script when it
+    /// is for that version, otherwise steps 1...target replayed on an empty file, as an
+    /// app installed at that version would have done.
+    private func freshInstallSnapshot() throws(FreshInstallFailure) -> SchemaSnapshot {
+        let files = FileManager.default
+        try? files.createDirectory(atPath: scratchDirectory, withIntermediateDirectories: true)
+        let path = scratchDirectory + "/fresh-install-\(UUID().uuidString).db"
+        guard files.createFile(atPath: path, contents: Data()) else {
+            throw FreshInstallFailure(message: "the fresh install for the schema comparison cannot be created at \(path)")
+        }
+        defer {
+            for suffix in ["", "-journal", "-wal", "-shm"] { try? files.removeItem(atPath: path + suffix) }
+        }
+        if let script = plan.freshInstall, script.version == target, target == plan.newestVersion {
+            return try runScript(script, path: path)
+        }
+        return try replaySteps(path: path)
+    }
+
+    private func runScript(_ script: FreshInstall, path: String) throws(FreshInstallFailure) -> SchemaSnapshot {
+        do throws(SQLiteError) {
+            let connection = try Connection(path: path)
+            try connection.execute("PRAGMA foreign_keys = \(plan.foreignKeys ? "ON" : "OFF")")
+            try connection.execute("BEGIN IMMEDIATE")
+            do throws(SQLiteError) {
+                for statement in script.sql { try connection.execute(statement) }
+                try connection.execute("COMMIT")
+            } catch {
+                connection.rollbackIfNeeded()
+                throw error
+            }
+            return try SchemaSnapshot.read(connection)
+        } catch {
+            var message = "the plan's fresh_install script fails, so the schema cannot be compared: \(error.message)"
+            if let sql = error.sql { message += " in: \(sql)" }
+            throw FreshInstallFailure(message: message)
+        }
+    }
+
+    private func replaySteps(path: String) throws(FreshInstallFailure) -> SchemaSnapshot {
+        let migrator = Migrator(plan: plan, settings: MigrationSettings(target: target, spaceCheck: .off))
+        if case .stopped(_, let failure) = migrator.migrate(databaseAt: path, emit: { _ in }) {
+            throw FreshInstallFailure(
+                message: "replaying steps 1 to \(target) on an empty database fails, so the schema cannot be compared: \(failure.message)")
+        }
+        do {
+            return try SchemaSnapshot.read(try Connection(path: path, readOnly: true))
+        } catch {
+            throw FreshInstallFailure(message: "the replayed fresh install cannot be read: \(error.message)")
+        }
+    }
+}
