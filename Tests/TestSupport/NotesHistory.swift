@@ -21,7 +21,8 @@ public enum NotesHistory {
         return try FixtureDatabase.create(at: path, sql: sql, journalMode: journalMode)
     }
 
-    static func schema(version: Int) -> String {
+    /// The schema app version `version` created, as SQL.
+    public static func schema(version: Int) -> String {
         switch version {
         case 1:
             return """

@@ -1,54 +1,27 @@
-/// SHA-256 (FIPS 180-4), for the report's `sha256` fields and plan hashes. The toolchain
-/// on Linux has no CryptoKit and the project takes no outside packages.
-public struct SHA256 {
-    private var state: [UInt32] = [
-        0x6a09e667, 0xbb67ae85, 0x3c6ef372, 0xa54ff53a, 0x510e527f, 0x9b05688c, 0x1f83d9ab, 0x5be0cd19,
-    ]
-    private var pending: [UInt8] = []
-    private var schedule = [UInt32](repeating: 0, count: 64)
-    private var length: UInt64 = 0
+import CHash
 
-    public init() { pending.reserveCapacity(64) }
+/// SHA-256, for the report's `sha256` fields and plan hashes (the C implementation in
+/// `CHash`; see its header for why it is in C).
+public struct SHA256 {
+    private var context = preflight_sha256()
+
+    public init() { preflight_sha256_init(&context) }
 
     public mutating func update(_ bytes: [UInt8]) {
         bytes.withUnsafeBytes { update(buffer: $0) }
     }
 
-    /// Whole blocks are compressed straight from `buffer`; only a partial block is copied.
     public mutating func update(buffer: UnsafeRawBufferPointer) {
-        var offset = 0
-        length &+= UInt64(buffer.count)
-        if !pending.isEmpty {
-            while offset < buffer.count && pending.count < 64 {
-                pending.append(buffer[offset])
-                offset += 1
-            }
-            if pending.count == 64 {
-                compress(pending)
-                pending.removeAll(keepingCapacity: true)
-            }
-        }
-        while buffer.count - offset >= 64 {
-            compress(UnsafeRawBufferPointer(rebasing: buffer[offset..<offset + 64]))
-            offset += 64
-        }
-        while offset < buffer.count {
-            pending.append(buffer[offset])
-            offset += 1
-        }
+        guard let base = buffer.baseAddress else { return }
+        preflight_sha256_update(&context, base, buffer.count)
     }
 
+    /// The digest as 64 hex digits. The hasher is spent afterwards.
     public mutating func finalizeHex() -> String {
-        let bitLength = length &* 8
-        var tail = pending
-        tail.append(0x80)
-        while tail.count % 64 != 56 { tail.append(0) }
-        for shift in stride(from: 56, through: 0, by: -8) { tail.append(UInt8(truncatingIfNeeded: bitLength >> UInt64(shift))) }
-        for start in stride(from: 0, to: tail.count, by: 64) { compress(Array(tail[start..<start + 64])) }
-        return state.map { word in
-            let text = String(word, radix: 16)
-            return String(repeating: "0", count: 8 - text.count) + text
-        }.joined()
+        var digest = [UInt8](repeating: 0, count: 32)
+        preflight_sha256_final(&context, &digest)
+        let digits = Array("0123456789abcdef")
+        return String(digest.flatMap { [digits[Int($0 >> 4)], digits[Int($0 & 0xf)]] })
     }
 
     public static func hex(_ bytes: [UInt8]) -> String {
@@ -56,58 +29,4 @@ public struct SHA256 {
         hasher.update(bytes)
         return hasher.finalizeHex()
     }
-
-    private mutating func compress(_ block: [UInt8]) {
-        block.withUnsafeBytes { compress($0) }
-    }
-
-    private mutating func compress(_ block: UnsafeRawBufferPointer) {
-        // The message schedule is reused across blocks; take it out of `self` so that it can
-        // be written while `state` is.
-        var words = schedule
-        schedule = []
-        words.withUnsafeMutableBufferPointer { SHA256.compress(block, state: &state, schedule: $0) }
-        schedule = words
-    }
-
-    private static func compress(
-        _ block: UnsafeRawBufferPointer, state: inout [UInt32], schedule w: UnsafeMutableBufferPointer<UInt32>
-    ) {
-        for index in 0..<16 {
-            w[index] = UInt32(block[index * 4]) << 24 | UInt32(block[index * 4 + 1]) << 16
-                | UInt32(block[index * 4 + 2]) << 8 | UInt32(block[index * 4 + 3])
-        }
-        for index in 16..<64 {
-            let s0 = rotr(w[index - 15], 7) ^ rotr(w[index - 15], 18) ^ (w[index - 15] >> 3)
-            let s1 = rotr(w[index - 2], 17) ^ rotr(w[index - 2], 19) ^ (w[index - 2] >> 10)
-            w[index] = w[index - 16] &+ s0 &+ w[index - 7] &+ s1
-        }
-        var a = state[0], b = state[1], c = state[2], d = state[3]
-        var e = state[4], f = state[5], g = state[6], h = state[7]
-        for index in 0..<64 {
-            let s1 = rotr(e, 6) ^ rotr(e, 11) ^ rotr(e, 25)
-            let choice = (e & f) ^ (~e & g)
-            let t1 = h &+ s1 &+ choice &+ SHA256.k[index] &+ w[index]
-            let s0 = rotr(a, 2) ^ rotr(a, 13) ^ rotr(a, 22)
-            let majority = (a & b) ^ (a & c) ^ (b & c)
-            let t2 = s0 &+ majority
-            h = g; g = f; f = e; e = d &+ t1
-            d = c; c = b; b = a; a = t1 &+ t2
-        }
-        state[0] &+= a; state[1] &+= b; state[2] &+= c; state[3] &+= d
-        state[4] &+= e; state[5] &+= f; state[6] &+= g; state[7] &+= h
-    }
-
-    private static func rotr(_ value: UInt32, _ count: UInt32) -> UInt32 { value >> count | value << (32 - count) }
-
-    private static let k: [UInt32] = [
-        0x428a2f98, 0x71374491, 0xb5c0fbcf, 0xe9b5dba5, 0x3956c25b, 0x59f111f1, 0x923f82a4, 0xab1c5ed5,
-        0xd807aa98, 0x12835b01, 0x243185be, 0x550c7dc3, 0x72be5d74, 0x80deb1fe, 0x9bdc06a7, 0xc19bf174,
-        0xe49b69c1, 0xefbe4786, 0x0fc19dc6, 0x240ca1cc, 0x2de92c6f, 0x4a7484aa, 0x5cb0a9dc, 0x76f988da,
-        0x983e5152, 0xa831c66d, 0xb00327c8, 0xbf597fc7, 0xc6e00bf3, 0xd5a79147, 0x06ca6351, 0x14292967,
-        0x27b70a85, 0x2e1b2138, 0x4d2c6dfc, 0x53380d13, 0x650a7354, 0x766a0abb, 0x81c2c92e, 0x92722c85,
-        0xa2bfe8a1, 0xa81a664b, 0xc24b8b70, 0xc76c51a3, 0xd192e819, 0xd6990624, 0xf40e3585, 0x106aa070,
-        0x19a4c116, 0x1e376c08, 0x2748774c, 0x34b0bcb5, 0x391c0cb3, 0x4ed8aa4a, 0x5b9cca4f, 0x682e6ff3,
-        0x748f82ee, 0x78a5636f, 0x84c87814, 0x8cc70208, 0x90befffa, 0xa4506ceb, 0xbef9a3f7, 0xc67178f2,
-    ]
 }

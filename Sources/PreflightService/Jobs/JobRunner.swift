@@ -110,6 +110,7 @@ private struct JobRun {
             return stop(.failed, Failure(kind: Failure.Kind.workerCrashed, message: "the verification worker crashed"))
         }
         final = verified
+        ledger.settle(reachedVersion: target)
         let problems = verification.problems ?? []
         if !problems.isEmpty {
             failure = Failure(kind: Failure.Kind.verification, message: problems.joined(separator: "; "))
@@ -151,8 +152,8 @@ private struct JobRun {
                 return outcome == .refused || outcome == .invalidDatabase
                     ? stop(outcome, failure) : stopAfterMigration(outcome, failure)
             }
-            if run.killedByWatchdog {
-                progress(ProgressLine.killed(record, watchdogMs: job.options.watchdogMs ?? 0))
+            if record.wasKilled {
+                progress(ProgressLine.killed(record, watchdogMs: job.options.watchdogMs))
                 guard record.madeDurableProgress else {
                     return stopAfterMigration(.crashLoop, crashLoopFailure(record))
                 }
@@ -203,6 +204,7 @@ private struct JobRun {
         ledger.skipRemaining(plan: job.plan, through: target)
         if !launcher.cancellation.isCancelled, let state = runReportingWorker(.verify, extraArguments: ["--final-only"]) {
             final = state.final
+            if let reached = state.final?.userVersion { ledger.settle(reachedVersion: reached) }
         }
         return outcome
     }
@@ -246,7 +248,7 @@ private struct JobRun {
         let instructions = WorkerInstructions(
             plan: String(decoding: job.plan.document, as: UTF8.self), target: job.options.target,
             spaceCheck: job.options.spaceCheck, verify: job.options.verify, connection: job.device.connection,
-            tablesBefore: tablesBefore)
+            tablesBefore: tablesBefore, startVersion: input.userVersion)
         let data = try JSONEncoder().encode(instructions)
         try data.write(to: URL(fileURLWithPath: job.directory + "/" + WorkerInstructions.fileName))
     }

@@ -1,4 +1,5 @@
 import Foundation
+import Glibc
 import MigrationCore
 
 /// One simulated launch as the parent saw it: the worker's events, and how it ended.
@@ -52,8 +53,12 @@ struct LaunchRecord {
         return eventTimesMs[index]
     }
 
+    /// Killed with no chance to clean up: by the watchdog, or by anything else that sends
+    /// SIGKILL (a phone's low-memory killer; the tests' fault points).
+    var wasKilled: Bool { run.killedByWatchdog || run.termination == .signaled(SIGKILL) }
+
     var ending: LaunchReport.Ending {
-        if run.killedByWatchdog { return .killed }
+        if wasKilled { return .killed }
         if finished != nil { return .finished }
         return .failed
     }

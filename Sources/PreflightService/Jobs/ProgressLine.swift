@@ -19,9 +19,10 @@ enum ProgressLine {
         }
     }
 
-    static func killed(_ record: LaunchRecord, watchdogMs: Int) -> String {
+    static func killed(_ record: LaunchRecord, watchdogMs: Int?) -> String {
         let during = record.cutStep.map { " during step \($0.version ?? 0)" } ?? ""
-        return "launch \(record.number): killed by the \(watchdogMs) ms watchdog\(during) after \(record.run.elapsedMs) ms"
+        let killer = record.run.killedByWatchdog ? "by the \(watchdogMs ?? 0) ms watchdog" : "(SIGKILL)"
+        return "launch \(record.number): killed \(killer)\(during) after \(record.run.elapsedMs) ms"
     }
 }
 

@@ -53,6 +53,17 @@ struct StepLedger {
         }
     }
 
+    /// A step whose version bump committed is applied even when the launch was then cut in
+    /// its clean-up (a rebuild purging the old table): the version says so.
+    mutating func settle(reachedVersion: Int) {
+        for version in Set(entries.map(\.version)) where version <= reachedVersion {
+            guard !entries.contains(where: { $0.version == version && $0.status == .applied }),
+                let last = entries.lastIndex(where: { $0.version == version && $0.status == .interrupted })
+            else { continue }
+            entries[last].status = .applied
+        }
+    }
+
     /// Adds the steps the run never reached because an earlier one stopped it.
     mutating func skipRemaining(plan: Plan, through target: Int) {
         let reached = Set(entries.map(\.version))

@@ -57,7 +57,11 @@ struct WorkerLauncher {
     /// VFS sees them where the quota applies), nothing else of the parent's but the
     /// test-only fault hook.
     private var environment: [String: String] {
-        var result = ["SQLITE_TMPDIR": job.directory, "TMPDIR": job.directory, "PATH": "/usr/bin:/bin"]
+        // No Swift backtracer: a crashing worker should die at once, as an app does.
+        var result = [
+            "SQLITE_TMPDIR": job.directory, "TMPDIR": job.directory, "PATH": "/usr/bin:/bin",
+            "SWIFT_BACKTRACE": "enable=no",
+        ]
         if let fault = ProcessInfo.processInfo.environment[Worker.faultVariable] {
             result[Worker.faultVariable] = fault
         }

@@ -37,7 +37,8 @@ public enum Worker {
             case .inspect:
                 EventWriter.write(inspect(databasePath))
             case .migrate:
-                try migrate(databasePath, directory: directory, plan: plan, instructions: instructions)
+                let launch = value(of: "--launch", in: arguments).flatMap { Int($0) } ?? 1
+                try migrate(databasePath, directory: directory, plan: plan, instructions: instructions, launch: launch)
             case .verify:
                 let finalOnly = arguments.contains("--final-only")
                 EventWriter.write(try verify(databasePath, directory: directory, plan: plan, instructions: instructions, finalOnly: finalOnly))
@@ -73,14 +74,11 @@ public enum Worker {
         }
     }
 
-    private static func migrate(_ path: String, directory: String, plan: Plan, instructions: WorkerInstructions) throws {
+    private static func migrate(
+        _ path: String, directory: String, plan: Plan, instructions: WorkerInstructions, launch: Int
+    ) throws {
         let meter = try SpaceVFSMeter(statsPath: directory + "/" + JobFiles.spaceStats)
-        var faults = FaultInjection.none
-        if let specification = ProcessInfo.processInfo.environment[faultVariable],
-            let parsed = FaultInjection(specification: specification)
-        {
-            faults = parsed
-        }
+        let faults = ProcessInfo.processInfo.environment[faultVariable].map { faultInjection(from: $0, launch: launch) } ?? .none
         let settings = MigrationSettings(
             target: instructions.target, spaceCheck: instructions.spaceCheck, connection: instructions.connection,
             faults: faults)
@@ -89,15 +87,28 @@ public enum Worker {
         }
     }
 
+    /// The test-only fault for this launch: `launch=K,` in front of a specification limits
+    /// it to launch K, so that a test can kill launch 1 and let launch 2 recover.
+    private static func faultInjection(from specification: String, launch: Int) -> FaultInjection {
+        var parts = specification.split(separator: ",").map(String.init)
+        if let index = parts.firstIndex(where: { $0.hasPrefix("launch=") }) {
+            guard Int(parts[index].dropFirst("launch=".count)) == launch else { return .none }
+            parts.remove(at: index)
+        }
+        return FaultInjection(specification: parts.joined(separator: ",")) ?? .none
+    }
+
     private static func verify(
         _ path: String, directory: String, plan: Plan, instructions: WorkerInstructions, finalOnly: Bool
     ) throws -> WorkerReport {
-        let meter = try SpaceVFSMeter(statsPath: directory + "/" + JobFiles.spaceStats)
-        let connection = try Connection(path: path, vfs: meter.vfsName)
+        // The default VFS: verification is Preflight's check, not part of the device's
+        // launch, so it neither counts toward the run's space nor is held to its quota.
+        let connection = try Connection(path: path)
         let verifier = Verifier(
             plan: plan, target: instructions.target ?? plan.newestVersion,
             mode: finalOnly ? .quick : instructions.verify, scratchDirectory: directory)
-        var verification = try verifier.verify(connection: connection, tablesBefore: instructions.tablesBefore ?? [:])
+        var verification = try verifier.verify(
+            connection: connection, tablesBefore: instructions.tablesBefore ?? [:], startVersion: instructions.startVersion)
         if finalOnly {
             // The run did not reach its target: the schema is legitimately not the fresh
             // install's, so only the state is reported.

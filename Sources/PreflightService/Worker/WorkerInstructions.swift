@@ -13,9 +13,12 @@ struct WorkerInstructions: Codable, Sendable {
     var connection: ConnectionSettings
     /// Row counts of the input, for the verifier's `rows_lost`; set after inspection.
     var tablesBefore: [String: Int64]?
+    /// The input's version: only steps after it ran in this run (and may allow row loss).
+    var startVersion: Int?
 
     enum CodingKeys: String, CodingKey {
         case plan, target, spaceCheck = "space_check", verify, connection, tablesBefore = "tables_before"
+        case startVersion = "start_version"
     }
 }
 

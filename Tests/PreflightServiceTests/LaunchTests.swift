@@ -1,0 +1,173 @@
+import Foundation
+import Testing
+import TestSupport
+import MigrationCore
+
+/// Launches under a watchdog with real processes and real kills.
+@Suite("Watchdog, launches and crash loops", .serialized)
+struct LaunchTests {
+    /// A 200,000-row table with 200-byte rows and no index (so that the final swap is O(1)),
+    /// at version 1 of `plan(_:)`.
+    private func bigDatabase(in directory: TemporaryDirectory) throws -> String {
+        try FixtureDatabase.create(at: directory.file("big.db"), sql: """
+            CREATE TABLE items(id INTEGER PRIMARY KEY, payload TEXT NOT NULL, n INTEGER NOT NULL);
+            \(series(200_000)) INSERT INTO items SELECT value, printf('%0200d', value), value FROM series;
+            PRAGMA user_version = 1;
+            """)
+    }
+
+    private let newColumns = "id INTEGER PRIMARY KEY, payload TEXT NOT NULL, n INTEGER NOT NULL, parity INTEGER NOT NULL DEFAULT 0"
+
+    /// The same change as a chunked rebuild or as one plain `sql` step.
+    private func plan(chunked: Bool, in directory: TemporaryDirectory) throws -> String {
+        let change = chunked
+            ? #""rebuild": {"table": "items", "columns": "\#(newColumns)", "select": "id, payload, n, n % 2", "batch_rows": 1000}"#
+            : #""sql": ["CREATE TABLE items_new(\#(newColumns))", "INSERT INTO items_new SELECT id, payload, n, n % 2 FROM items", "DROP TABLE items", "ALTER TABLE items_new RENAME TO items"]"#
+        let path = directory.file(chunked ? "chunked.json" : "single.json")
+        try Data("""
+            {"name": "items", "steps": [
+              {"version": 1, "name": "create", "sql": "CREATE TABLE items(id INTEGER PRIMARY KEY, payload TEXT NOT NULL, n INTEGER NOT NULL)"},
+              {"version": 2, "name": "parity", \(change)}]}
+            """.utf8).write(to: URL(fileURLWithPath: path))
+        return path
+    }
+
+    private func dump(_ path: String) throws -> String {
+        let process = Process()
+        process.executableURL = URL(fileURLWithPath: "/usr/bin/sqlite3")
+        process.arguments = [path, ".dump"]
+        let pipe = Pipe()
+        process.standardOutput = pipe
+        try process.run()
+        let data = pipe.fileHandleForReading.readDataToEndOfFile()
+        process.waitUntilExit()
+        return String(decoding: data, as: UTF8.self)
+    }
+
+    /// Runs `preflight run` with its temp files (and so its job directory) inside `directory`.
+    private func run(_ arguments: [String], in directory: TemporaryDirectory, fault: String? = nil) throws -> PreflightProcess.Result {
+        var environment = ["TMPDIR": directory.path]
+        if let fault { environment["PREFLIGHT_TEST_FAULT"] = fault }
+        let result = try PreflightProcess.run(["run"] + arguments, environment: environment)
+        #expect(workersLeft(in: directory) == 0)
+        return result
+    }
+
+    private func workersLeft(in directory: TemporaryDirectory) -> Int {
+        let process = Process()
+        process.executableURL = URL(fileURLWithPath: "/usr/bin/pgrep")
+        process.arguments = ["-f", "worker .*--job \(directory.path)"]
+        let pipe = Pipe()
+        process.standardOutput = pipe
+        try? process.run()
+        let data = pipe.fileHandleForReading.readDataToEndOfFile()
+        process.waitUntilExit()
+        return String(decoding: data, as: UTF8.self).split(separator: "\n").count
+    }
+
+    @Test func aChunkedRebuildConvergesOverKilledLaunchesWhereOneTransactionCrashLoops() throws {
+        let directory = TemporaryDirectory("launch")
+        let database = try bigDatabase(in: directory)
+        let chunked = try plan(chunked: true, in: directory)
+        let single = try plan(chunked: false, in: directory)
+
+        // The change in one transaction, unlimited: how long it takes sets the watchdog.
+        let unlimited = try run(["--db", database, "--plan", single, "--out", directory.file("single.db")], in: directory)
+        #expect(unlimited.report["outcome"] as? String == "completed", "\(unlimited.stderr)")
+        let stepMs = ((unlimited.report["steps"] as? [[String: Any]])?.first?["elapsed_ms"] as? Int) ?? 0
+        let watchdog = max(150, stepMs / 3)
+
+        let reference = try run(["--db", database, "--plan", chunked, "--out", directory.file("reference.db")], in: directory)
+        #expect(reference.report["outcome"] as? String == "completed", "\(reference.stderr)")
+
+        let killed = try run([
+            "--db", database, "--plan", chunked, "--watchdog-ms", String(watchdog), "--launches", "100",
+            "--out", directory.file("killed.db"),
+        ], in: directory)
+        let report = killed.report
+        #expect(report["outcome"] as? String == "completed_after_kills", "\(killed.stderr)")
+        let launches = report["launches"] as? [[String: Any]] ?? []
+        #expect(launches.count > 1)
+        #expect(launches.dropLast().allSatisfy { $0["ended"] as? String == "killed" })
+        #expect(launches.last?["ended"] as? String == "finished")
+        #expect(launches.allSatisfy { ($0["start_ms"] as? Int).map { $0 < watchdog } ?? true })
+        let steps = report["steps"] as? [[String: Any]] ?? []
+        #expect(steps.contains { $0["status"] as? String == "interrupted" && $0["elapsed_ms"] is Int })
+        #expect(steps.last?["status"] as? String == "applied")
+        #expect(try dump(directory.file("killed.db")) == dump(directory.file("reference.db")))
+
+        // The same change as one transaction never gets past the watchdog.
+        let looping = try run([
+            "--db", database, "--plan", single, "--watchdog-ms", String(watchdog), "--launches", "5",
+        ], in: directory)
+        #expect(looping.report["outcome"] as? String == "crash_loop", "\(looping.stderr)")
+        #expect((looping.report["launches"] as? [Any])?.count == 1)
+        #expect((looping.report["final"] as? [String: Any])?["user_version"] as? Int == 1)
+        #expect((looping.report["failure"] as? [String: Any])?["step"] as? Int == 2)
+    }
+
+    @Test func aKillInsideTheSwapLeavesThePreviousVersionAndTheNextLaunchFinishes() throws {
+        let directory = TemporaryDirectory("launch")
+        let database = try FixtureDatabase.create(at: directory.file("small.db"), sql: """
+            CREATE TABLE items(id INTEGER PRIMARY KEY, payload TEXT NOT NULL, n INTEGER NOT NULL);
+            \(series(5_000)) INSERT INTO items SELECT value, 'p' || value, value FROM series;
+            PRAGMA user_version = 1;
+            """)
+        let chunked = try plan(chunked: true, in: directory)
+        _ = try run(["--db", database, "--plan", chunked, "--out", directory.file("reference.db")], in: directory)
+        let result = try run(
+            ["--db", database, "--plan", chunked, "--out", directory.file("resumed.db")], in: directory,
+            fault: "launch=1,point=inside_swap")
+        let report = result.report
+        #expect(report["outcome"] as? String == "completed_after_kills", "\(result.stderr)")
+        let launches = report["launches"] as? [[String: Any]] ?? []
+        #expect(launches.count == 2)
+        #expect(launches.first?["ended"] as? String == "killed")
+        #expect(launches.first?["reached_version"] as? Int == 1)
+        #expect(launches.last?["from_version"] as? Int == 1)
+        #expect(try dump(directory.file("resumed.db")) == dump(directory.file("reference.db")))
+    }
+
+    @Test func aCrashingWorkerIsAFailureWithAMessageNotAHang() throws {
+        let directory = TemporaryDirectory("launch")
+        let database = try NotesHistory.database(version: 1, at: directory.file("v1.db"))
+        let result = try run(
+            ["--db", database, "--plan", Repository.path("Config/plans/notes.json")], in: directory,
+            fault: "crash_at_step=3")
+        #expect(result.status == 1)
+        #expect(result.report["outcome"] as? String == "failed")
+        let failure = result.report["failure"] as? [String: Any] ?? [:]
+        #expect(failure["kind"] as? String == "worker_crashed")
+        #expect((failure["message"] as? String)?.contains("SIGSEGV") == true)
+        #expect((result.report["final"] as? [String: Any])?["user_version"] as? Int == 2)
+    }
+
+    @Test func workersDieWithTheirParent() throws {
+        let directory = TemporaryDirectory("launch")
+        let database = try bigDatabase(in: directory)
+        let single = try plan(chunked: false, in: directory)
+        // A long job: the one-transaction copy, repeated by launches that never end.
+        let process = Process()
+        process.executableURL = URL(fileURLWithPath: PreflightProcess.executable)
+        process.arguments = ["run", "--db", database, "--plan", single]
+        process.environment = ["TMPDIR": directory.path, "PATH": "/usr/bin:/bin"]
+        process.standardOutput = FileHandle.nullDevice
+        _ = FileManager.default.createFile(atPath: directory.file("stderr.txt"), contents: nil)
+        process.standardError = FileHandle(forWritingAtPath: directory.file("stderr.txt"))
+        try process.run()
+        var waited = 0
+        while workersLeft(in: directory) == 0 && waited < 1000 {
+            usleep(10_000)
+            waited += 1
+        }
+        #expect(workersLeft(in: directory) > 0, "\(String(decoding: FileManager.default.contents(atPath: directory.file("stderr.txt")) ?? Data(), as: UTF8.self))")
+        kill(process.processIdentifier, SIGKILL)
+        process.waitUntilExit()
+        waited = 0
+        while workersLeft(in: directory) > 0 && waited < 500 {
+            usleep(10_000)
+            waited += 1
+        }
+        #expect(workersLeft(in: directory) == 0)
+    }
+}
