@@ -92,7 +92,22 @@ public final class Migrator {
         case .refuse(let failure): return .stopped(.refused, failure)
         case .proceed(let adopt): adoptApplicationID = adopt
         }
-        // 3. The steps, each in its own transaction(s).
+        // 3. A rebuild already applied whose old table a killed launch left half purged.
+        do {
+            try TableRebuild.finishPendingPurge(connection: connection, plan: plan) { purged in
+                var event = MigrationEvent(.batchCommitted, version: purged.step)
+                event.rows = purged.rows
+                event.batches = purged.batches
+                event.cursor = purged.cursor
+                emit(event)
+            }
+        } catch {
+            return .stopped(error.isDiskFull ? .diskFull : .failed, Failure(
+                kind: error.isDiskFull ? Failure.Kind.diskFull : Failure.Kind.sqlError,
+                message: "cannot finish removing the old rows of an applied rebuild: \(error.message)",
+                statement: error.sql, sqliteCode: error.code))
+        }
+        // 4. The steps, each in its own transaction(s).
         var version = opened.userVersion ?? 0
         var batchesThisLaunch = 0
         while version < target, let step = plan.step(version: version + 1) {
@@ -133,11 +148,11 @@ public final class Migrator {
         var startedEvent = MigrationEvent(.stepStarted, version: step.version)
         startedEvent.name = step.name
         startedEvent.stepKind = step.action.kind
-        settings.faults.stepStarting(step.version)
         do {
             let estimate = try SpaceEstimator(connection: context.connection).estimate(step)
             startedEvent.estimatedBytes = estimate
             emit(startedEvent)
+            settings.faults.stepStarting(step.version)
             if settings.spaceCheck == .estimate, let estimate, let free = spaceMeter?.freeBytes(), estimate > free {
                 return stop(step, .refused, Failure(
                     kind: Failure.Kind.insufficientSpace, step: step.version,

@@ -53,6 +53,18 @@ public final class StepContext {
     public func reached(_ point: FaultInjection.Point) {
         faults.reached(point)
     }
+
+    /// Test-only: `reached(point)`, or, for in-process tests (`FaultInjection.abandons`),
+    /// throws `FaultInjection.abandoned`, which the caller lets through without cleanup.
+    func stopIfFaulted(at point: FaultInjection.Point) throws(SQLiteError) {
+        faults.reached(point)
+        if faults.abandons(at: point) { throw FaultInjection.abandoned }
+    }
+
+    /// Test-only: after `batchCommitted`, the in-process form of the batch-count fault.
+    func stopIfFaultedAfterBatch() throws(SQLiteError) {
+        if faults.abandons(afterBatches: batchesThisLaunch) { throw FaultInjection.abandoned }
+    }
 }
 
 /// What a step did, for its report line.

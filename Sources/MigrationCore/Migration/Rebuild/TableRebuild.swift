@@ -1,7 +1,259 @@
-// Placeholder until the chunked rebuild lands (issue 3).
+import CSQLite
+
+/// A `rebuild` step: SQLite's generalized ALTER TABLE ("Making Other Kinds Of Table
+/// Schema Changes", https://www.sqlite.org/lang_altertable.html#otheralter) done in small
+/// committed batches, so that a launch killed in the middle loses at most one batch.
+///
+/// The documented procedure is one transaction whose copy and DROP grow with the table.
+/// Here every transaction stays small, and each records where the step stands in the
+/// step's `_preflight_progress` row, in the same transaction as the work it describes:
+///
+/// 1. create: `_preflight_new_<table>` from `columns` and `options`, and the high-water
+///    key (the old table's greatest key when the copy began); phase `copy`.
+/// 2. copy: `batch_rows` keys per transaction, in key order; the cursor is the last key
+///    a committed batch covered.
+/// 3. swap: one `BEGIN IMMEDIATE` transaction renames the old table out of the way
+///    (`_preflight_old_<table>`, intact until the version bump) and the new one into
+///    place, recreates indexes and triggers, carries the AUTOINCREMENT counter, checks
+///    views and foreign keys and sets `user_version`; phase `purge`.
+/// 4. purge: after the bump, the old table is emptied in batches and dropped
+///    (`OldTablePurge`).
+///
+/// Resuming: the same step with the same definition continues from its cursor; half-done
+/// work of another definition is discarded in one transaction and the step starts over.
 struct TableRebuild: StepExecutor {
     let rebuild: Rebuild
+
+    static let copyPhase = "copy"
+    static let purgePhase = "purge"
+    /// Prefix of the name the new table has until the swap.
+    static let newPrefix = ProgressStore.internalPrefix + "new_"
+
     func run(_ context: StepContext) throws(SQLiteError) -> StepWork {
-        throw SQLiteError(code: 1, message: "rebuild steps are not implemented yet")
+        let connection = context.connection
+        let own = try PendingWork.settle(context)
+        let old = try TableSchema.require(rebuild.table, connection)
+        let newName = TableRebuild.newPrefix + old.name
+        var progress: ProgressStore.Progress
+        if let own, own.phase == TableRebuild.copyPhase, own.definition == context.step.definitionHash,
+            try TableSchema.read(newName, connection) != nil
+        {
+            progress = own
+        } else {
+            if let own { try PendingWork.discard(own, connection) }
+            progress = try create(newName, from: old, context)
+        }
+        try copy(into: newName, from: old, progress: &progress, context)
+        let swapMs = try swap(newName, replacing: old, progress: &progress, context)
+        try OldTablePurge(
+            connection: connection, table: OldTablePurge.prefix + old.name, batchRows: rebuild.batchRows
+        ).run(progress: &progress) { (purged) throws(SQLiteError) in
+            context.batchCommitted(rows: purged.rows, batches: purged.batches, cursor: purged.cursor)
+            try context.stopIfFaultedAfterBatch()
+        }
+        return StepWork(costClass: .rewrite, rows: progress.rows, batches: progress.batches, swapMs: swapMs)
+    }
+
+    /// Finishes the purge of an applied rebuild that a killed launch left behind. Call it
+    /// right after opening the database, before the next step runs and before the final
+    /// state is read. `plan` (when given) supplies the step's `batch_rows`; `onBatch` hears
+    /// of each committed purge batch (the step's progress, durable by then). Returns the
+    /// step's final progress (its step, rows and batches), or nil when nothing was pending.
+    @discardableResult
+    static func finishPendingPurge(
+        connection: Connection, plan: Plan? = nil,
+        onBatch: (ProgressStore.Progress) throws(SQLiteError) -> Void = { _ in }
+    ) throws(SQLiteError) -> ProgressStore.Progress? {
+        let store = ProgressStore(connection: connection)
+        guard var progress = try store.pending(), progress.phase == purgePhase else { return nil }
+        var batchRows = Rebuild.defaultBatchRows
+        if case .rebuild(let rebuild)? = plan?.step(version: progress.step)?.action { batchRows = rebuild.batchRows }
+        let tables = try OldTablePurge.leftoverTables(connection)
+        if tables.isEmpty {
+            try connection.chunkTransaction { () throws(SQLiteError) in try store.clear(step: progress.step) }
+        }
+        for table in tables {
+            try OldTablePurge(connection: connection, table: table, batchRows: batchRows)
+                .run(progress: &progress, onBatch: onBatch)
+        }
+        return progress
+    }
+
+    // MARK: - Create and copy
+
+    /// > 4. Use CREATE TABLE to construct a new table "new_X" that is in the desired
+    /// > revised format of table X.
+    private func create(
+        _ newName: String, from old: TableSchema, _ context: StepContext
+    ) throws(SQLiteError) -> ProgressStore.Progress {
+        let connection = context.connection
+        let progress = try connection.chunkTransaction { () throws(SQLiteError) -> ProgressStore.Progress in
+            try connection.execute(
+                "CREATE TABLE \(SQLText.quote(newName))(\(rebuild.columns))\(rebuild.options.map { " " + $0 } ?? "")")
+            let highWater = try KeyRanges(table: old, rows: 1, connection: connection).lastKey()
+            let progress = ProgressStore.Progress(
+                step: context.step.version, definition: context.step.definitionHash, phase: TableRebuild.copyPhase,
+                highWater: highWater)
+            try ProgressStore(connection: connection).save(progress)
+            return progress
+        }
+        try context.stopIfFaulted(at: .afterCreate)
+        return progress
+    }
+
+    /// > 5. Transfer content from X into new_X using a statement like:
+    /// > INSERT INTO new_X SELECT ... FROM X.
+    ///
+    /// One transaction per `batch_rows` keys, up to the high-water key, each committing
+    /// its rows with the cursor.
+    private func copy(
+        into newName: String, from old: TableSchema, progress: inout ProgressStore.Progress, _ context: StepContext
+    ) throws(SQLiteError) {
+        if let highWater = progress.highWater {  // nil: the old table was empty
+            try copyBatches(into: newName, from: old, through: highWater, progress: &progress, context)
+        }
+        try context.stopIfFaulted(at: .afterLastBatch)
+    }
+
+    private func copyBatches(
+        into newName: String, from old: TableSchema, through highWater: [SQLiteValue],
+        progress: inout ProgressStore.Progress, _ context: StepContext
+    ) throws(SQLiteError) {
+        let connection = context.connection
+        let store = ProgressStore(connection: connection)
+        let target = try TableSchema.require(newName, connection)
+        let ranges = try KeyRanges(table: old, rows: rebuild.batchRows, connection: connection)
+        let filter = rebuild.filter.map { " AND (\($0))" } ?? ""
+        var finished = false
+        while !finished {
+            var batch = progress
+            let copied = try connection.chunkTransaction { () throws(SQLiteError) -> Bool in
+                guard let end = try ranges.batchEnd(after: batch.cursor, through: highWater) else { return false }
+                let (condition, values) = ranges.range(after: batch.cursor, through: end.key)
+                try ranges.statement(
+                    """
+                    INSERT INTO \(target.quotedName)(\(target.insertColumnList)) SELECT \(rebuild.select) \
+                    FROM \(old.quotedName) WHERE \(condition)\(filter) ORDER BY \(ranges.key.ascending)
+                    """
+                ).run(values)
+                batch.rows += connection.changes
+                batch.batches += 1
+                batch.cursor = end.key
+                try store.save(batch)
+                finished = end.isLast
+                return true
+            }
+            guard copied else { break }
+            progress = batch
+            context.batchCommitted(rows: progress.rows, batches: progress.batches, cursor: progress.cursor)
+            try context.stopIfFaultedAfterBatch()
+        }
+    }
+
+    // MARK: - Swap
+
+    /// The documented steps 6 to 11 in one transaction, with step 6 (DROP TABLE X) turned
+    /// into a rename so that the old rows stay whole until the version bump and are
+    /// removed in batches after it. Returns the transaction's milliseconds.
+    private func swap(
+        _ newName: String, replacing old: TableSchema, progress: inout ProgressStore.Progress, _ context: StepContext
+    ) throws(SQLiteError) -> Int {
+        let connection = context.connection
+        let clock = ContinuousClock()
+        let start = clock.now
+        // > 1. If foreign key constraints are enabled, disable them using PRAGMA foreign_keys=OFF.
+        // (A no-op inside a transaction, so it happens here, before BEGIN.) legacy_alter_table
+        // keeps RENAME from rewriting views, triggers and other tables' foreign keys to
+        // follow the old table to its new name: they must go on naming `<table>`.
+        let foreignKeys = try connection.integer("PRAGMA foreign_keys") != 0
+        let legacyAlterTable = try connection.integer("PRAGMA legacy_alter_table") != 0
+        if foreignKeys { try connection.execute("PRAGMA foreign_keys = OFF") }
+        if !legacyAlterTable { try connection.execute("PRAGMA legacy_alter_table = ON") }
+        func restore() throws(SQLiteError) {
+            // > 12. If foreign keys constraints were originally enabled, reenable them now.
+            if !legacyAlterTable { try connection.execute("PRAGMA legacy_alter_table = OFF") }
+            if foreignKeys { try connection.execute("PRAGMA foreign_keys = ON") }
+        }
+        var swapped = progress
+        do {
+            // > 2. Start a transaction.
+            try connection.chunkTransaction { () throws(SQLiteError) in
+                try swapInTransaction(newName, replacing: old, checkForeignKeys: foreignKeys, context)
+                swapped.phase = TableRebuild.purgePhase
+                swapped.cursor = nil
+                swapped.highWater = nil
+                try ProgressStore(connection: connection).save(swapped)
+                try context.stampVersion()
+                try context.stopIfFaulted(at: .insideSwap)
+                // > 11. Commit the transaction started in step 2.
+            }
+        } catch {
+            if error != FaultInjection.abandoned { try? restore() }
+            throw error
+        }
+        try restore()
+        progress = swapped
+        return milliseconds(clock.now - start)
+    }
+
+    private func swapInTransaction(
+        _ newName: String, replacing old: TableSchema, checkForeignKeys: Bool, _ context: StepContext
+    ) throws(SQLiteError) {
+        let connection = context.connection
+        let oldName = OldTablePurge.prefix + old.name
+        // > 3. Remember the format of all indexes, triggers, and views associated with table X.
+        let indexes = try old.indexes(connection)
+        let triggers = try old.triggers(connection)
+        let brokenViews = try ViewCheck.brokenViews(connection)
+        // Their names must be free for the new table's; the old table keeps its rows.
+        for trigger in triggers { try connection.execute("DROP TRIGGER \(SQLText.quote(trigger.name))") }
+        for index in indexes { try connection.execute("DROP INDEX \(SQLText.quote(index.name))") }
+        // > 6. Drop the old table X — here: renamed out of the way, emptied after the bump.
+        try connection.execute("ALTER TABLE \(old.quotedName) RENAME TO \(SQLText.quote(oldName))")
+        // > 7. Change the name of new_X to X using: ALTER TABLE new_X RENAME TO X.
+        try connection.execute("ALTER TABLE \(SQLText.quote(newName)) RENAME TO \(old.quotedName)")
+        // > 8. Use CREATE INDEX, CREATE TRIGGER, and CREATE VIEW to reconstruct indexes,
+        // > triggers, and views associated with table X.
+        for sql in rebuild.indexes ?? indexes.map(\.sql) { try connection.execute(sql) }
+        for sql in rebuild.triggers ?? triggers.map(\.sql) { try connection.execute(sql) }
+        try carryAutoincrementCounter(table: old.name, from: oldName, connection)
+        // > 9. If any views refer to table X in a way that is affected by the schema change,
+        // > then drop those views ... and recreate them.
+        // Views name the table, which is the new one now; one that no longer compiles
+        // against it fails the step (as ALTER TABLE RENAME itself would, since 3.26).
+        try ViewCheck.noneBroken(since: brokenViews, table: old.name, connection)
+        // > 10. If foreign key constraints were originally enabled then run
+        // > PRAGMA foreign_key_check to verify that the schema change did not break any
+        // > foreign key constraints.
+        if checkForeignKeys { try ForeignKeyCheck.verify(table: old.name, connection) }
+    }
+
+    /// Dropping a table deletes its `sqlite_sequence` row; RENAME moves it with the table.
+    /// So the old counter now sits under the old table's new name, and the new table's
+    /// row holds only the largest id copied. The new counter is the largest of those and of
+    /// both tables' greatest rowids, so that no id handed out before (even of a row deleted
+    /// since, or filtered out now) is handed out again.
+    private func carryAutoincrementCounter(
+        table: String, from oldName: String, _ connection: Connection
+    ) throws(SQLiteError) {
+        let new = try TableSchema.require(table, connection)
+        guard try new.hasAutoincrement(connection), let newRowid = new.rowidAlias else { return }
+        let old = try TableSchema.require(oldName, connection)
+        let sequence = "SELECT seq FROM sqlite_sequence WHERE name = ?"
+        var counter = max(
+            try connection.integer(sequence, [.text(oldName)]),
+            try connection.integer("SELECT max(\(newRowid)) FROM \(new.quotedName)"))
+        if let oldRowid = old.rowidAlias {
+            counter = max(counter, try connection.integer("SELECT max(\(oldRowid)) FROM \(old.quotedName)"))
+        }
+        if let current = try connection.rows(sequence, [.text(new.name)]).first?[0].integerValue {
+            if counter > current {
+                try connection.prepare("UPDATE sqlite_sequence SET seq = ? WHERE name = ?")
+                    .run([.integer(counter), .text(new.name)])
+            }
+        } else if counter > 0 {
+            try connection.prepare("INSERT INTO sqlite_sequence(name, seq) VALUES (?, ?)")
+                .run([.text(new.name), .integer(counter)])
+        }
     }
 }

@@ -1,0 +1,24 @@
+import CSQLite
+
+extension Connection {
+    /// Runs `body` inside `BEGIN IMMEDIATE` ... `COMMIT`: one batch of a chunked step, or
+    /// its create or swap transaction. Any error rolls back (after SQLITE_FULL SQLite may
+    /// have rolled back only the statement) — except a test's simulated kill,
+    /// `FaultInjection.abandoned`, which must leave the transaction open as a real kill
+    /// would, for the closing connection to roll back.
+    func chunkTransaction<T>(_ body: () throws(SQLiteError) -> T) throws(SQLiteError) -> T {
+        try execute("BEGIN IMMEDIATE")
+        do {
+            let result = try body()
+            try execute("COMMIT")
+            return result
+        } catch {
+            if error != FaultInjection.abandoned { rollbackIfNeeded() }
+            throw error
+        }
+    }
+
+    /// Rows the last INSERT, UPDATE or DELETE changed itself (`sqlite3_changes64`: rows
+    /// changed by triggers it fired are not counted, unlike `totalChanges`).
+    var changes: Int64 { sqlite3_changes64(handle) }
+}

@@ -1,0 +1,32 @@
+import CSQLite
+
+/// Step 10 of SQLite's table rebuild: `PRAGMA foreign_key_check` on the rebuilt table
+/// (its own references) and on every table that references it, inside the swap
+/// transaction, so that a rebuild that breaks a reference rolls back whole.
+enum ForeignKeyCheck {
+    /// `SQLITE_CONSTRAINT_FOREIGNKEY`, a macro built from another that Swift does not import.
+    static let violationCode: Int32 = SQLITE_CONSTRAINT | (3 << 8)
+
+    /// Throws `SQLITE_CONSTRAINT_FOREIGNKEY`, naming up to three broken references.
+    static func verify(table: String, _ connection: Connection) throws(SQLiteError) {
+        let check = "SELECT * FROM pragma_foreign_key_check(?)"
+        var problems = try connection.rows(check + " LIMIT 3", [.text(table)])
+        let schema = try TableSchema.require(table, connection)
+        // Preflight's own tables (the old table awaiting its purge) are not the app's.
+        for child in try schema.referencingTables(connection)
+        where !child.hasPrefix(ProgressStore.internalPrefix) && problems.count < 3 {
+            problems += try connection.rows(
+                check + " WHERE parent = ? COLLATE NOCASE LIMIT 3", [.text(child), .text(table)])
+        }
+        guard !problems.isEmpty else { return }
+        // Rows: the child table, its rowid (NULL for WITHOUT ROWID), the parent, the key's id.
+        let examples = problems.prefix(3).map { row in
+            let rowid = row[1] == .null ? "a row" : "row \(row[1])"
+            return "\(rowid) of \(SQLText.quote(row[0].textValue ?? "?")) refers to a missing row of \(SQLText.quote(row[2].textValue ?? "?"))"
+        }
+        throw SQLiteError(
+            code: violationCode,
+            message: "the rebuild of \(SQLText.quote(table)) breaks foreign keys: \(examples.joined(separator: "; ")); the step rolled back",
+            sql: "PRAGMA foreign_key_check(\(SQLText.quote(table)))")
+    }
+}

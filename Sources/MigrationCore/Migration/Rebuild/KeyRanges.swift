@@ -1,0 +1,70 @@
+/// Cuts a table into key ranges of at most `rows` rows, in key order, for the batches of
+/// a chunked step. Statements are prepared once and reused for every batch.
+final class KeyRanges {
+    let key: RebuildKey
+    let table: String
+    let rows: Int
+    private let connection: Connection
+    private var prepared: [String: Statement] = [:]
+
+    init(table schema: TableSchema, rows: Int, connection: Connection) throws(SQLiteError) {
+        self.key = try RebuildKey(schema, connection)
+        self.table = schema.quotedName
+        self.rows = max(1, rows)
+        self.connection = connection
+    }
+
+    /// Where a batch ends.
+    struct End {
+        /// The key of the batch's last row.
+        var key: [SQLiteValue]
+        /// True when fewer than `rows` keys were left, so that this batch is the last.
+        var isLast: Bool
+    }
+
+    /// The table's greatest key, or nil when the table is empty.
+    func lastKey() throws(SQLiteError) -> [SQLiteValue]? {
+        try statement("SELECT \(key.selectList) FROM \(table) ORDER BY \(key.descending) LIMIT 1").rows().first
+    }
+
+    /// The end of the batch after `cursor` (from the first key when nil), going no further
+    /// than `limit` (no bound when nil): the `rows`-th key, or the last one when fewer are
+    /// left. Nil when no key is left.
+    func batchEnd(after cursor: [SQLiteValue]?, through limit: [SQLiteValue]?) throws(SQLiteError) -> End? {
+        let (condition, values) = range(after: cursor, through: limit)
+        if let end = try statement(
+            "SELECT \(key.selectList) FROM \(table) WHERE \(condition) ORDER BY \(key.ascending) LIMIT 1 OFFSET \(rows - 1)"
+        ).rows(values).first {
+            return End(key: end, isLast: false)
+        }
+        guard let last = try statement(
+            "SELECT \(key.selectList) FROM \(table) WHERE \(condition) ORDER BY \(key.descending) LIMIT 1"
+        ).rows(values).first else { return nil }
+        return End(key: last, isLast: true)
+    }
+
+    /// A condition that holds for the keys after `cursor` up to and including `end`
+    /// (either bound left out when nil), with the values for its parameters, which are
+    /// numbered from 1.
+    func range(after cursor: [SQLiteValue]?, through end: [SQLiteValue]?) -> (sql: String, values: [SQLiteValue]) {
+        var conditions: [String] = []
+        var values: [SQLiteValue] = []
+        if let cursor {
+            conditions.append(key.compared(">", parameters: values.count + 1))
+            values += cursor
+        }
+        if let end {
+            conditions.append(key.compared("<=", parameters: values.count + 1))
+            values += end
+        }
+        return (conditions.isEmpty ? "1" : conditions.joined(separator: " AND "), values)
+    }
+
+    /// `sql` prepared once, for statements that a loop runs for every batch.
+    func statement(_ sql: String) throws(SQLiteError) -> Statement {
+        if let statement = prepared[sql] { return statement }
+        let statement = try connection.prepare(sql)
+        prepared[sql] = statement
+        return statement
+    }
+}

@@ -1,0 +1,102 @@
+import Testing
+
+@testable import MigrationCore
+
+/// The `backfill` step kind: a chunked `UPDATE` in key order whose last batch advances the
+/// version.
+@Suite struct BackfillTests {
+    static let schema = """
+        CREATE TABLE notes(id INTEGER PRIMARY KEY, title TEXT NOT NULL, search_key TEXT);
+        CREATE TABLE log(note_id INTEGER);
+        CREATE TRIGGER notes_keyed AFTER UPDATE OF search_key ON notes BEGIN INSERT INTO log VALUES (new.id); END;
+        """
+
+    /// `count` notes; every tenth already has a search key, which the backfill must keep.
+    static func fixture(_ scratch: RebuildScratch, count: Int) throws -> String {
+        try scratch.database(sql: schema + """
+            WITH RECURSIVE n(i) AS (SELECT 1 UNION ALL SELECT i + 1 FROM n WHERE i < \(count))
+            INSERT INTO notes SELECT i, 'Title ' || i, CASE WHEN i % 10 = 0 THEN 'keep' END FROM n WHERE \(count) > 0;
+            PRAGMA user_version = 1;
+            """)
+    }
+
+    static func plan(set: String = "search_key = lower(title)", batchRows: Int = 100) throws -> Plan {
+        try RebuildFixture.decode("""
+            {"name": "backfill", "steps": [
+              {"version": 1, "name": "create", "sql": \(try RebuildFixture.jsonString(schema))},
+              {"version": 2, "name": "backfill search key",
+               "backfill": {"table": "notes", "set": "\(set)", "where": "search_key IS NULL", "batch_rows": \(batchRows)}}
+            ]}
+            """)
+    }
+
+    @Test func updatesInKeyOrderedBatchesAndAdvancesWithTheLast() throws {
+        let scratch = try RebuildScratch()
+        let path = try Self.fixture(scratch, count: 1234)
+        let (ending, events) = RebuildFixture.migrate(path, try Self.plan())
+        #expect(ending == .reached(version: 2))
+
+        let db = try Connection(path: path)
+        #expect(try db.userVersion == 2)
+        #expect(try db.integer("SELECT count(*) FROM notes WHERE search_key = lower(title)") == 1111)
+        #expect(try db.integer("SELECT count(*) FROM notes WHERE search_key = 'keep'") == 123)
+        #expect(try db.integer("SELECT count(*) FROM notes WHERE search_key IS NULL") == 0)
+        // Triggers fire as they would on the device, once per updated row.
+        #expect(try db.integer("SELECT count(*) FROM log") == 1111)
+        #expect(try db.integer("SELECT count(DISTINCT note_id) FROM log") == 1111)
+        #expect(try RebuildFixture.internalObjects(db).isEmpty)
+
+        let finished = try #require(events.first { $0.event == .stepFinished })
+        #expect(finished.costClass == .data)
+        #expect(finished.rows == 1111)
+        #expect(finished.batches == 13)  // 12 of 100 keys and one of 34
+        let batches = events.filter { $0.event == .batchCommitted }
+        var cursors: [[SQLiteValue]?] = (1...12).map { [SQLiteValue.integer(Int64($0 * 100))] }
+        cursors.append([.integer(1234)])
+        #expect(batches.map(\.cursor) == cursors)
+        #expect(batches.first?.rows == 90)
+    }
+
+    @Test func exactMultipleOfTheBatchSize() throws {
+        let scratch = try RebuildScratch()
+        let path = try Self.fixture(scratch, count: 1200)
+        let (ending, events) = RebuildFixture.migrate(path, try Self.plan())
+        #expect(ending == .reached(version: 2))
+        #expect(events.first { $0.event == .stepFinished }?.batches == 12)
+        let db = try Connection(path: path)
+        #expect(try db.integer("SELECT count(*) FROM notes WHERE search_key IS NULL") == 0)
+        #expect(try RebuildFixture.internalObjects(db).isEmpty)
+    }
+
+    @Test func emptyTableAdvancesTheVersion() throws {
+        let scratch = try RebuildScratch()
+        let path = try Self.fixture(scratch, count: 0)
+        let (ending, events) = RebuildFixture.migrate(path, try Self.plan())
+        #expect(ending == .reached(version: 2))
+        #expect(events.first { $0.event == .stepFinished }?.rows == 0)
+        let db = try Connection(path: path)
+        #expect(try db.userVersion == 2)
+        #expect(try RebuildFixture.internalObjects(db).isEmpty)
+    }
+
+    @Test func withoutRowidTableWithCompositeKey() throws {
+        let scratch = try RebuildScratch()
+        let path = try scratch.database(sql: RebuildFixture.membershipsV1)
+        let plan = try RebuildFixture.decode("""
+            {"name": "members", "steps": [
+              {"version": 1, "name": "create", "sql": \(try RebuildFixture.jsonString(RebuildFixture.membershipsSchema))},
+              {"version": 2, "name": "roles", "backfill": {"table": "memberships", "set": "role = 'member:' || team",
+               "where": "role IS NULL", "batch_rows": 7}}
+            ]}
+            """)
+        let (ending, events) = RebuildFixture.migrate(path, plan)
+        #expect(ending == .reached(version: 2))
+        let db = try Connection(path: path)
+        #expect(try db.integer("SELECT count(*) FROM memberships WHERE role = 'member:' || team") == 290)
+        #expect(try db.integer("SELECT count(*) FROM memberships WHERE role = 'owner'") == 10)
+        let batches = events.filter { $0.event == .batchCommitted }
+        #expect(batches.count == 43)  // 300 keys in batches of 7
+        #expect(batches.first?.cursor == [.text("team 0"), .integer(6)])
+        #expect(batches.last?.cursor == [.text("team 9"), .integer(29)])
+    }
+}
