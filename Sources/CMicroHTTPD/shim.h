@@ -1,9 +1,143 @@
 #ifndef PREFLIGHT_CMICROHTTPD_SHIM_H
 #define PREFLIGHT_CMICROHTTPD_SHIM_H
-/* microhttpd.h expects these to be included first. */
+/*
+** OVERVIEW
+**
+** libmicrohttpd as Swift sees it, plus the few calls Swift cannot make itself:
+** MHD_start_daemon, MHD_get_connection_info and MHD_get_daemon_info are variadic,
+** so each gets a wrapper with fixed arguments here. The socket helpers serve the
+** thread-per-connection design of PreflightService/HTTP (see Daemon.swift): a
+** connection thread that waits for a job watches its own socket for the client
+** going away, and an upload that crosses the size limit mid-body is answered
+** straight on the socket (MHD can only queue a response before or after a body).
+**
+** Every function is static inline: this is a system-library module, it has no
+** object file of its own.
+*/
 #include <sys/types.h>
 #include <sys/socket.h>
 #include <stdint.h>
 #include <stdarg.h>
+#include <string.h>
+#include <errno.h>
+#include <poll.h>
+#include <unistd.h>
+#include <time.h>
+#include <netinet/in.h>
+#include <arpa/inet.h>
 #include <microhttpd.h>
+
+/* Linux's "peer closed its writing half", without requiring _GNU_SOURCE. */
+#ifndef POLLRDHUP
+#define POLLRDHUP 0x2000
+#endif
+
+/*
+** Starts a daemon on host:port (an IPv4 or IPv6 literal) with the options the
+** service uses. Returns NULL when the address does not parse (errno EINVAL) or
+** the daemon cannot start (errno as MHD left it, e.g. EADDRINUSE).
+*/
+static inline struct MHD_Daemon *preflight_mhd_start(
+    unsigned int flags, const char *host, uint16_t port,
+    MHD_AccessHandlerCallback handler, void *handler_cls,
+    MHD_RequestCompletedCallback completed, void *completed_cls,
+    unsigned int connection_timeout_s, unsigned int per_ip_connection_limit,
+    unsigned int connection_limit, size_t connection_memory_limit) {
+  struct sockaddr_in v4;
+  struct sockaddr_in6 v6;
+  const struct sockaddr *address;
+  memset(&v4, 0, sizeof v4);
+  memset(&v6, 0, sizeof v6);
+  if (inet_pton(AF_INET, host, &v4.sin_addr) == 1) {
+    v4.sin_family = AF_INET;
+    v4.sin_port = htons(port);
+    address = (const struct sockaddr *)&v4;
+  } else if (inet_pton(AF_INET6, host, &v6.sin6_addr) == 1) {
+    v6.sin6_family = AF_INET6;
+    v6.sin6_port = htons(port);
+    address = (const struct sockaddr *)&v6;
+    flags |= MHD_USE_IPv6;
+  } else {
+    errno = EINVAL;
+    return NULL;
+  }
+  errno = 0;
+  return MHD_start_daemon(
+      flags, port, NULL, NULL, handler, handler_cls,
+      MHD_OPTION_SOCK_ADDR, address,
+      MHD_OPTION_CONNECTION_TIMEOUT, connection_timeout_s,
+      MHD_OPTION_PER_IP_CONNECTION_LIMIT, per_ip_connection_limit,
+      MHD_OPTION_CONNECTION_LIMIT, connection_limit,
+      MHD_OPTION_CONNECTION_MEMORY_LIMIT, connection_memory_limit,
+      MHD_OPTION_NOTIFY_COMPLETED, completed, completed_cls,
+      MHD_OPTION_END);
+}
+
+/* The port the daemon listens on (the real one when it was started with 0). */
+static inline uint16_t preflight_mhd_daemon_port(struct MHD_Daemon *daemon) {
+  const union MHD_DaemonInfo *info = MHD_get_daemon_info(daemon, MHD_DAEMON_INFO_BIND_PORT);
+  return info == NULL ? 0 : info->port;
+}
+
+/* The connection's socket, or -1. */
+static inline int preflight_mhd_connection_fd(struct MHD_Connection *connection) {
+  const union MHD_ConnectionInfo *info =
+      MHD_get_connection_info(connection, MHD_CONNECTION_INFO_CONNECTION_FD);
+  return info == NULL ? -1 : info->connect_fd;
+}
+
+/*
+** 1 when the client closed the connection (or it broke), 0 while it is open.
+** Waits at most timeout_ms. A client that half-closes after its request counts as gone.
+*/
+static inline int preflight_peer_closed(int fd, int timeout_ms) {
+  struct pollfd p;
+  p.fd = fd;
+  p.events = POLLRDHUP;
+  p.revents = 0;
+  if (poll(&p, 1, timeout_ms) <= 0) return 0;
+  return (p.revents & (POLLRDHUP | POLLHUP | POLLERR | POLLNVAL)) != 0;
+}
+
+/*
+** Answers a request in the middle of its body, which MHD_queue_response cannot do:
+** writes the complete response (status line, headers, body) on the socket, shuts
+** down the sending half, and reads and drops what the client still sends for at most
+** linger_ms, so that closing does not reset the connection before the client has read
+** the answer (a "lingering close"). The caller then returns MHD_NO, and MHD closes.
+*/
+static inline void preflight_answer_mid_body(int fd, const char *response, size_t length, int linger_ms) {
+  size_t sent = 0;
+  char sink[16384];
+  struct timespec now, deadline;
+  while (sent < length) {
+    ssize_t n = send(fd, response + sent, length - sent, MSG_NOSIGNAL);
+    if (n < 0 && errno == EINTR) continue;
+    if (n <= 0) return;
+    sent += (size_t)n;
+  }
+  shutdown(fd, SHUT_WR);
+  clock_gettime(CLOCK_MONOTONIC, &deadline);
+  deadline.tv_sec += linger_ms / 1000;
+  deadline.tv_nsec += (long)(linger_ms % 1000) * 1000000L;
+  if (deadline.tv_nsec >= 1000000000L) {
+    deadline.tv_sec += 1;
+    deadline.tv_nsec -= 1000000000L;
+  }
+  for (;;) {
+    struct pollfd p;
+    int ready;
+    clock_gettime(CLOCK_MONOTONIC, &now);
+    if (now.tv_sec > deadline.tv_sec || (now.tv_sec == deadline.tv_sec && now.tv_nsec >= deadline.tv_nsec)) return;
+    p.fd = fd;
+    p.events = POLLIN;
+    p.revents = 0;
+    ready = poll(&p, 1, 20);
+    if (ready < 0 && errno == EINTR) continue;
+    if (ready <= 0) continue;
+    ssize_t n = recv(fd, sink, sizeof sink, 0);
+    if (n <= 0) return;
+  }
+}
+
 #endif

@@ -1,0 +1,264 @@
+import CMicroHTTPD
+import Foundation
+import MigrationCore
+
+/// The libmicrohttpd daemon and its callbacks.
+///
+/// Threading: a thread per connection (`MHD_USE_THREAD_PER_CONNECTION` with an internal
+/// poll thread for accepting). A job can take minutes; its connection's thread blocks
+/// in the access handler's last call while the job runs on a thread of its own, and
+/// watches its own socket (`poll` for `POLLRDHUP`) every 100 ms, so a client that goes
+/// away cancels its job at once. Suspend/resume was the alternative: it frees the
+/// thread, but a suspended connection cannot see its client leave, and every
+/// suspended connection must be resumed before the daemon stops. Other requests are
+/// never behind a job or an upload: each connection has its own thread, so `/healthz`
+/// answers at once while jobs and uploads run.
+final class Daemon: @unchecked Sendable {
+    /// Connections at once, all clients together (each costs a thread).
+    static let connectionLimit: UInt32 = 512
+    /// Per-connection buffer: larger pieces of upload per callback, fewer system calls.
+    static let connectionMemoryLimit = 256 * 1024
+    /// How long a refused upload's remaining body is read and dropped after the answer.
+    static let lingerMilliseconds: Int32 = 2000
+
+    let service: Service
+    private var handle: OpaquePointer?
+    private(set) var port: UInt16 = 0
+
+    init(service: Service) {
+        self.service = service
+    }
+
+    /// Starts listening; answers the port (the real one when configured 0).
+    func start() throws(ConfigurationError) -> UInt16 {
+        let configuration = service.configuration
+        let flags =
+            MHD_USE_INTERNAL_POLLING_THREAD.rawValue | MHD_USE_THREAD_PER_CONNECTION.rawValue | MHD_USE_POLL.rawValue
+            | MHD_USE_ITC.rawValue
+        let context = Unmanaged.passUnretained(service).toOpaque()
+        let started = preflight_mhd_start(
+            UInt32(flags), configuration.bind, UInt16(configuration.port), accessHandler, context, requestCompleted, context,
+            UInt32(configuration.connectionTimeoutS), UInt32(configuration.perIPConnectionLimit), Daemon.connectionLimit,
+            Daemon.connectionMemoryLimit)
+        guard let started else {
+            let reason = errno == 0 ? "libmicrohttpd could not start" : String(cString: strerror(errno))
+            throw ConfigurationError(
+                key: "bind, port", message: "cannot listen on \(configuration.bind):\(configuration.port): \(reason)")
+        }
+        handle = started
+        port = preflight_mhd_daemon_port(started)
+        return port
+    }
+
+    /// Stops accepting new connections; open ones go on.
+    func quiesce() {
+        guard let handle else { return }
+        let socket = MHD_quiesce_daemon(handle)
+        if socket >= 0 { close(socket) }
+    }
+
+    /// Closes every connection and joins their threads: call only once no handler is
+    /// blocked in a job (every job has ended).
+    func stop() {
+        guard let handle else { return }
+        self.handle = nil
+        MHD_stop_daemon(handle)
+    }
+}
+
+// MARK: - One request
+
+/// One request from its headers to the end of its answer: the per-request state that
+/// libmicrohttpd keeps for us in `*con_cls`. Used only by the connection's thread.
+final class Exchange {
+    let started = ContinuousClock.now
+    let request: Request
+    let routeLabel: String
+    var status = 0
+    var bytesIn: Int64 = 0
+    var bytesOut: Int64 = 0
+    var jobID: String?
+    var outcome: String?
+    /// The upload being read or the job running; nil once answered.
+    var upload: MigrationUpload?
+    /// True from admission on: the exchange counts as in flight for a graceful shutdown.
+    var holdsJob = false
+
+    init(request: Request) {
+        self.request = request
+        routeLabel = Route(path: request.path)?.label ?? Route.unmatchedLabel
+    }
+
+    func took(_ response: HTTPResponse) {
+        status = response.status
+        bytesOut = response.body.count
+        jobID = response.jobID ?? jobID
+        outcome = response.outcome ?? outcome
+    }
+
+    var logEntry: RequestLog.Entry {
+        RequestLog.Entry(
+            method: request.method, route: routeLabel, status: status, bytesIn: bytesIn, bytesOut: bytesOut,
+            ms: MigrationUpload.milliseconds(ContinuousClock.now - started), jobID: jobID, outcome: outcome)
+    }
+}
+
+// MARK: - Callbacks (global functions: libmicrohttpd calls them on its own threads)
+
+/// Called after the headers (`*con_cls == NULL`), once per piece of body, and once more
+/// with `*upload_data_size == 0` when the body is complete.
+private func accessHandler(
+    cls: UnsafeMutableRawPointer?, connection: OpaquePointer?, url: UnsafePointer<CChar>?, method: UnsafePointer<CChar>?,
+    version: UnsafePointer<CChar>?, uploadData: UnsafePointer<CChar>?, uploadDataSize: UnsafeMutablePointer<Int>?,
+    conCls: UnsafeMutablePointer<UnsafeMutableRawPointer?>?
+) -> MHD_Result {
+    guard let cls, let connection, let conCls, let uploadDataSize else { return .NO }
+    let service = Unmanaged<Service>.fromOpaque(cls).takeUnretainedValue()
+
+    // > After the headers: decide everything that does not need the body.
+    guard let pointer = conCls.pointee else {
+        let request = readRequest(connection, url: url, method: method)
+        let exchange = Exchange(request: request)
+        conCls.pointee = Unmanaged.passRetained(exchange).toOpaque()
+        switch service.begin(request) {
+        case .respond(let response):
+            return queue(response, on: connection, for: exchange)
+        case .upload(let upload):
+            exchange.upload = upload
+            exchange.jobID = upload.id
+            exchange.holdsJob = true
+            if upload.bodyKind == .multipart, !upload.attachPostProcessor(connection) {
+                service.discard(upload)
+                exchange.upload = nil
+                return queue(
+                    .error(.badRequest("multipart/form-data needs a boundary parameter in Content-Type")), on: connection,
+                    for: exchange)
+            }
+            return .YES
+        }
+    }
+    let exchange = Unmanaged<Exchange>.fromOpaque(pointer).takeUnretainedValue()
+
+    // > A piece of the body: straight to disk.
+    if uploadDataSize.pointee > 0 {
+        let count = uploadDataSize.pointee
+        uploadDataSize.pointee = 0
+        exchange.bytesIn += Int64(count)
+        guard let upload = exchange.upload, let uploadData else { return .YES }
+        do {
+            try service.receive(upload, bytes: UnsafeRawPointer(uploadData), count: count)
+            return .YES
+        } catch {
+            exchange.upload = nil
+            answerMidBody(.error(error), on: connection, for: exchange)
+            return .NO
+        }
+    }
+
+    // > The body is complete: run the job (this blocks the connection's thread).
+    guard let upload = exchange.upload else { return .YES }
+    let socket = preflight_mhd_connection_fd(connection)
+    let response = service.finishMigration(upload, request: exchange.request) {
+        socket >= 0 && preflight_peer_closed(socket, 0) != 0
+    }
+    exchange.upload = nil
+    if response.status == 499 {
+        exchange.took(response)
+        return .NO
+    }
+    return queue(response, on: connection, for: exchange)
+}
+
+/// Called when a request ends: answered, or broken off by the client, a timeout or the
+/// daemon stopping. Cleans up an upload that never finished, logs and counts.
+private func requestCompleted(
+    cls: UnsafeMutableRawPointer?, connection: OpaquePointer?, conCls: UnsafeMutablePointer<UnsafeMutableRawPointer?>?,
+    termination: MHD_RequestTerminationCode
+) {
+    guard let cls, let conCls, let pointer = conCls.pointee else { return }
+    conCls.pointee = nil
+    let service = Unmanaged<Service>.fromOpaque(cls).takeUnretainedValue()
+    let exchange = Unmanaged<Exchange>.fromOpaque(pointer).takeRetainedValue()
+    if let upload = exchange.upload {
+        // The client left (or the server stopped) in the middle of the upload.
+        exchange.upload = nil
+        service.discard(upload)
+        exchange.outcome = Metrics.cancelledOutcome
+        if exchange.status == 0 { exchange.status = 499 }
+    }
+    if exchange.status == 0 { exchange.status = 499 }
+    if exchange.holdsJob { service.lifecycle.leave() }
+    service.record(exchange.logEntry)
+}
+
+// MARK: - Reading and answering
+
+/// The request's method, path, query arguments and headers.
+private func readRequest(_ connection: OpaquePointer, url: UnsafePointer<CChar>?, method: UnsafePointer<CChar>?) -> Request {
+    let headers = ValueCollector()
+    let query = ValueCollector()
+    _ = MHD_get_connection_values(connection, .HEADER_KIND, collectValue, Unmanaged.passUnretained(headers).toOpaque())
+    _ = MHD_get_connection_values(
+        connection, .GET_ARGUMENT_KIND, collectValue, Unmanaged.passUnretained(query).toOpaque())
+    var headerValues: [String: String] = [:]
+    for (name, value) in headers.values { headerValues[name.lowercased()] = value }
+    var queryValues: [String: String] = [:]
+    for (name, value) in query.values { queryValues[name] = value }
+    return Request(
+        method: method.map { String(cString: $0) } ?? "GET", path: url.map { String(cString: $0) } ?? "/",
+        query: queryValues, headers: headerValues)
+}
+
+private final class ValueCollector {
+    var values: [(String, String)] = []
+}
+
+private func collectValue(
+    cls: UnsafeMutableRawPointer?, kind: MHD_ValueKind, key: UnsafePointer<CChar>?, value: UnsafePointer<CChar>?
+) -> MHD_Result {
+    guard let cls, let key else { return .YES }
+    let collector = Unmanaged<ValueCollector>.fromOpaque(cls).takeUnretainedValue()
+    collector.values.append((String(cString: key), value.map { String(cString: $0) } ?? ""))
+    return .YES
+}
+
+/// Queues `response` (possible right after the headers, or once the body is complete).
+private func queue(_ response: HTTPResponse, on connection: OpaquePointer, for exchange: Exchange) -> MHD_Result {
+    exchange.took(response)
+    let handle: OpaquePointer?
+    switch response.body {
+    case .bytes(let bytes):
+        handle = bytes.withUnsafeBytes { buffer in
+            MHD_create_response_from_buffer(
+                buffer.count, UnsafeMutableRawPointer(mutating: buffer.baseAddress), .RESPMEM_MUST_COPY)
+        }
+    case .file(let path, let size):
+        let descriptor = open(path, O_RDONLY | O_CLOEXEC)
+        guard descriptor >= 0 else {
+            return queue(.error(.notFound("the job's database is gone")), on: connection, for: exchange)
+        }
+        // libmicrohttpd owns the descriptor from here and closes it with the response.
+        handle = MHD_create_response_from_fd64(UInt64(size), descriptor)
+        if handle == nil { close(descriptor) }
+    }
+    guard let handle else { return .NO }
+    for header in response.headers {
+        _ = MHD_add_response_header(handle, header.name, header.value)
+    }
+    let result = MHD_queue_response(connection, UInt32(response.status), handle)
+    MHD_destroy_response(handle)
+    return result
+}
+
+/// Answers in the middle of a body (413, or a bad multipart part), which libmicrohttpd
+/// cannot queue: written on the socket, then the connection closes.
+private func answerMidBody(_ response: HTTPResponse, on connection: OpaquePointer, for exchange: Exchange) {
+    exchange.took(response)
+    let socket = preflight_mhd_connection_fd(connection)
+    guard socket >= 0 else { return }
+    let bytes = response.wireBytes
+    bytes.withUnsafeBytes { buffer in
+        preflight_answer_mid_body(
+            socket, buffer.baseAddress?.assumingMemoryBound(to: CChar.self), buffer.count, Daemon.lingerMilliseconds)
+    }
+}

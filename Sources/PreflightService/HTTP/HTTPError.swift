@@ -1,0 +1,60 @@
+import MigrationCore
+
+/// A request the service refuses, with the status it answers and the body
+/// `{"error": {"code", "message"}}` (CONTRACT §5). The codes are part of the API:
+/// `/openapi.json` lists them.
+struct HTTPError: Error, Sendable, Equatable {
+    var status: Int
+    var code: String
+    var message: String
+    /// Extra headers, e.g. `Retry-After` on 503 or `Allow` on 405.
+    var headers: [Header] = []
+
+    struct Header: Sendable, Equatable {
+        var name: String
+        var value: String
+    }
+
+    static func badRequest(_ message: String) -> HTTPError { HTTPError(status: 400, code: "bad_request", message: message) }
+    static func invalidOption(_ message: String) -> HTTPError { HTTPError(status: 400, code: "invalid_option", message: message) }
+    static func invalidPlan(_ message: String) -> HTTPError { HTTPError(status: 400, code: "invalid_plan", message: message) }
+    static let unauthorized = HTTPError(
+        status: 401, code: "unauthorized", message: "this endpoint needs an Authorization: Bearer <token> header with a valid token",
+        headers: [Header(name: "WWW-Authenticate", value: "Bearer realm=\"preflight\"")])
+    static func notFound(_ message: String) -> HTTPError { HTTPError(status: 404, code: "not_found", message: message) }
+    static func unknownPlan(_ name: String, known: [String]) -> HTTPError {
+        let list = known.isEmpty ? "no plans are registered" : "registered plans: " + known.joined(separator: ", ")
+        return HTTPError(status: 404, code: "unknown_plan", message: "no plan named \"\(name)\" is registered; \(list)")
+    }
+    static func methodNotAllowed(_ method: String, allowed: [String]) -> HTTPError {
+        HTTPError(
+            status: 405, code: "method_not_allowed",
+            message: "\(method) is not allowed here; use \(allowed.joined(separator: " or "))",
+            headers: [Header(name: "Allow", value: allowed.joined(separator: ", "))])
+    }
+    static func payloadTooLarge(limit: Int64) -> HTTPError {
+        HTTPError(
+            status: 413, code: "payload_too_large",
+            message: "the upload is larger than the server's limit of \(limit) bytes (max_upload_bytes)")
+    }
+    static func unsupportedMediaType(_ message: String) -> HTTPError {
+        HTTPError(status: 415, code: "unsupported_media_type", message: message)
+    }
+    static func busy(retryAfter: Int) -> HTTPError {
+        HTTPError(
+            status: 503, code: "busy", message: "every job slot and queue place is taken; retry in \(retryAfter) s",
+            headers: [Header(name: "Retry-After", value: String(retryAfter))])
+    }
+    static let shuttingDown = HTTPError(
+        status: 503, code: "shutting_down", message: "the server is shutting down; retry on another instance",
+        headers: [Header(name: "Retry-After", value: "5")])
+    static func `internal`(_ message: String) -> HTTPError {
+        HTTPError(status: 500, code: "internal", message: message)
+    }
+
+    /// `{"error": {"code": ..., "message": ...}}` and a newline.
+    var body: [UInt8] {
+        let document = JSONValue.object(["error": .object(["code": .string(code), "message": .string(message)])])
+        return Array((document.canonicalText + "\n").utf8)
+    }
+}

@@ -1,0 +1,121 @@
+import Foundation
+
+/// A request as the service reads it: the method, the path without the query, the
+/// query arguments and the headers (names in lower case).
+struct Request: Sendable {
+    var method: String
+    var path: String
+    var query: [String: String] = [:]
+    var headers: [String: String] = [:]
+
+    func header(_ name: String) -> String? { headers[name.lowercased()] }
+
+    /// The declared body length, when there is one.
+    var contentLength: Int64? { header("content-length").flatMap { Int64($0.trimmingCharacters(in: .whitespaces)) } }
+
+    var isChunked: Bool { header("transfer-encoding")?.lowercased().contains("chunked") ?? false }
+
+    /// Whether a body follows the headers.
+    var hasBody: Bool { isChunked || (contentLength ?? 0) > 0 }
+
+    /// The media type of `Content-Type` in lower case, without parameters.
+    var mediaType: String? {
+        header("content-type").map {
+            $0.split(separator: ";", maxSplits: 1).first.map { $0.trimmingCharacters(in: .whitespaces).lowercased() } ?? ""
+        }
+    }
+}
+
+/// What the service answers: status, headers and a body held in memory or read from a file.
+struct HTTPResponse: Sendable {
+    enum Body: Sendable {
+        case bytes([UInt8])
+        /// A file streamed from disk (`MHD_create_response_from_fd`), never read into memory.
+        case file(path: String, size: Int64)
+
+        var count: Int64 {
+            switch self {
+            case .bytes(let bytes): return Int64(bytes.count)
+            case .file(_, let size): return size
+            }
+        }
+    }
+
+    var status: Int
+    var headers: [HTTPError.Header]
+    var body: Body
+    /// For the request log and metrics.
+    var jobID: String?
+    var outcome: String?
+
+    init(status: Int, contentType: String, body: Body, headers: [HTTPError.Header] = []) {
+        self.status = status
+        self.headers = [HTTPError.Header(name: "Content-Type", value: contentType)] + headers
+        self.body = body
+    }
+
+    static func json(_ bytes: [UInt8], status: Int = 200) -> HTTPResponse {
+        HTTPResponse(status: status, contentType: "application/json", body: .bytes(bytes))
+    }
+
+    static func error(_ error: HTTPError) -> HTTPResponse {
+        HTTPResponse(status: error.status, contentType: "application/json", body: .bytes(error.body), headers: error.headers)
+    }
+
+    func header(_ name: String) -> String? {
+        headers.first { $0.name.lowercased() == name.lowercased() }?.value
+    }
+
+    /// The complete response as bytes on the wire (for answers written straight to the
+    /// socket in the middle of a request body, which libmicrohttpd cannot queue).
+    var wireBytes: [UInt8] {
+        guard case .bytes(let bytes) = body else { return [] }
+        var head = "HTTP/1.1 \(status) \(HTTPResponse.reason(status))\r\n"
+        for header in headers { head += "\(header.name): \(header.value)\r\n" }
+        head += "Content-Length: \(bytes.count)\r\nConnection: close\r\n\r\n"
+        return Array(head.utf8) + bytes
+    }
+
+    static func reason(_ status: Int) -> String {
+        switch status {
+        case 200: return "OK"
+        case 400: return "Bad Request"
+        case 401: return "Unauthorized"
+        case 404: return "Not Found"
+        case 405: return "Method Not Allowed"
+        case 413: return "Payload Too Large"
+        case 415: return "Unsupported Media Type"
+        case 500: return "Internal Server Error"
+        case 503: return "Service Unavailable"
+        default: return "Status \(status)"
+        }
+    }
+}
+
+/// How a report is answered, chosen by `Accept`: JSON unless the client asks for
+/// `text/plain` (a summary for a terminal) or `application/xml` (JUnit for CI).
+enum ReportFormat: String, Sendable {
+    case json, text, junit
+
+    static func negotiate(accept: String?) -> ReportFormat {
+        guard let accept else { return .json }
+        for item in accept.split(separator: ",") {
+            let type = item.split(separator: ";").first.map { $0.trimmingCharacters(in: .whitespaces).lowercased() } ?? ""
+            switch type {
+            case "application/json", "*/*", "application/*": return .json
+            case "text/plain": return .text
+            case "application/xml", "text/xml", "application/junit+xml": return .junit
+            default: continue
+            }
+        }
+        return .json
+    }
+
+    var contentType: String {
+        switch self {
+        case .json: return "application/json"
+        case .text: return "text/plain; charset=utf-8"
+        case .junit: return "application/xml; charset=utf-8"
+        }
+    }
+}

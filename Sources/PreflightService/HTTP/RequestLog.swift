@@ -1,0 +1,49 @@
+import Foundation
+import MigrationCore
+import Synchronization
+
+/// One JSON line per request on stderr:
+/// `{"method","route","status","bytes_in","bytes_out","ms","job_id","outcome"}`.
+final class RequestLog: Sendable {
+    struct Entry: Sendable {
+        var method: String
+        var route: String
+        var status: Int
+        var bytesIn: Int64
+        var bytesOut: Int64
+        var ms: Int
+        var jobID: String?
+        var outcome: String?
+    }
+
+    private let lock = Mutex(())
+    private let enabled: Bool
+
+    init(enabled: Bool = true) { self.enabled = enabled }
+
+    func write(_ entry: Entry) {
+        guard enabled else { return }
+        let line = RequestLog.line(entry)
+        lock.withLock { _ in
+            line.withCString { pointer in
+                var offset = 0
+                let count = strlen(pointer)
+                while offset < count {
+                    let written = Glibc.write(2, pointer + offset, count - offset)
+                    if written <= 0 { break }
+                    offset += written
+                }
+            }
+        }
+    }
+
+    static func line(_ entry: Entry) -> String {
+        let fields: [(String, JSONValue)] = [
+            ("method", .string(entry.method)), ("route", .string(entry.route)), ("status", .number(Double(entry.status))),
+            ("bytes_in", .number(Double(entry.bytesIn))), ("bytes_out", .number(Double(entry.bytesOut))),
+            ("ms", .number(Double(entry.ms))), ("job_id", entry.jobID.map(JSONValue.string) ?? .null),
+            ("outcome", entry.outcome.map(JSONValue.string) ?? .null),
+        ]
+        return "{" + fields.map { JSONValue.string($0.0).canonicalText + ":" + $0.1.canonicalText }.joined(separator: ",") + "}\n"
+    }
+}

@@ -1,0 +1,168 @@
+import Foundation
+import MigrationCore
+
+/// The three faces of a report: JSON for programs, a short text for people in a
+/// terminal, JUnit XML for CI systems. `preflight run --format` and the HTTP service
+/// (by `Accept`) use the same functions, so both say the same thing.
+public enum ReportRendering {
+    // MARK: - JSON
+
+    /// The report as pretty JSON with sorted keys: the same report always gives the same bytes.
+    public static func json(_ report: Report) -> [UInt8] {
+        let encoder = JSONEncoder()
+        encoder.outputFormatting = [.prettyPrinted, .sortedKeys, .withoutEscapingSlashes]
+        do {
+            return Array(try encoder.encode(report)) + [0x0A]
+        } catch {
+            // Report's encoders write only strings, numbers and containers; this cannot
+            // happen, but an answer must still be JSON.
+            let message = JSONValue.string("the report could not be encoded: \(error)").canonicalText
+            return Array("{\"error\": {\"code\": \"internal\", \"message\": \(message)}}\n".utf8)
+        }
+    }
+
+    // MARK: - Text
+
+    /// A short summary: the outcome, the failure, one line per step with time and peak space.
+    ///
+    ///     completed: target reached in the first launch, verification passed
+    ///     plan notes -> v5 on device default, 1 launch, 1.2 s
+    ///       v1  create notes          applied      12 ms   peak 8.0 KiB
+    public static func text(_ report: Report) -> String {
+        var lines: [String] = []
+        lines.append("\(report.outcome.rawValue): \(report.outcome.meaning)")
+        let launchCount = report.launches.count
+        lines.append(
+            "plan \(report.plan.name) -> v\(report.plan.targetVersion) on device \(report.options.device), "
+                + "\(launchCount) launch\(launchCount == 1 ? "" : "es"), \(duration(ms: report.timings.totalMs))")
+        let inputVersion = report.input.userVersion.map { "v\($0)" } ?? "unknown version"
+        lines.append("input \(bytes(report.input.bytes)), \(inputVersion)")
+        if let failure = report.failure {
+            let step = failure.step.map { " (step \($0))" } ?? ""
+            lines.append("failure \(failure.kind)\(step): \(failure.message)")
+        }
+        let nameWidth = min(40, report.steps.map(\.name.count).max() ?? 0)
+        for step in report.steps {
+            let name = step.name.count > nameWidth ? String(step.name.prefix(nameWidth - 1)) + "~" : step.name
+            let padded = name + String(repeating: " ", count: max(0, nameWidth - name.count))
+            let time = step.elapsedMs.map { duration(ms: $0) } ?? "-"
+            let peak = step.peakBytes.map { bytes($0) } ?? "-"
+            let status = step.status.rawValue + String(repeating: " ", count: max(0, 11 - step.status.rawValue.count))
+            lines.append(
+                "  v\(step.version)\(step.version < 10 ? " " : "") \(padded)  \(status) "
+                    + "\(leftPad(time, 9))   peak \(peak)")
+        }
+        if let peak = report.space.peakBytes {
+            let needed = report.space.minFreeBytes.map { ", needs \(bytes($0)) free" } ?? ""
+            lines.append("space peak \(bytes(peak))\(needed)")
+        }
+        for warning in report.warnings {
+            let step = warning.step.map { " (step \($0))" } ?? ""
+            lines.append("warning \(warning.code)\(step): \(warning.message)")
+        }
+        return lines.joined(separator: "\n") + "\n"
+    }
+
+    // MARK: - JUnit
+
+    /// One `testsuite` for the job, one `testcase` per step and one for the outcome;
+    /// a step that did not apply and an outcome other than `completed` are failures
+    /// carrying the outcome and the failure's message.
+    public static func junit(_ report: Report) -> String {
+        let suiteName = "preflight.\(report.plan.name)"
+        let completed = report.outcome == .completed
+        var cases: [String] = []
+        var failures = 0
+        var skipped = 0
+        for step in report.steps {
+            let name = "v\(step.version) \(step.name)"
+            let time = seconds(ms: step.elapsedMs ?? 0)
+            var body = ""
+            switch step.status {
+            case .applied:
+                break
+            case .skipped:
+                skipped += 1
+                body = "<skipped/>"
+            case .failed, .refused, .interrupted:
+                failures += 1
+                let message = report.failure.flatMap { $0.step == step.version ? $0.message : nil } ?? step.status.rawValue
+                body = "<failure type=\"\(xml(report.outcome.rawValue))\" message=\"\(xml(message))\">"
+                    + "\(xml("step \(step.status.rawValue); outcome \(report.outcome.rawValue): \(message)"))</failure>"
+            }
+            cases.append(
+                "    <testcase classname=\"\(xml(suiteName))\" name=\"\(xml(name))\" time=\"\(time)\""
+                    + (body.isEmpty ? "/>" : ">\(body)</testcase>"))
+        }
+        var outcomeBody = ""
+        if !completed {
+            failures += 1
+            let message = report.failure?.message ?? report.outcome.meaning
+            outcomeBody = "<failure type=\"\(xml(report.outcome.rawValue))\" message=\"\(xml(message))\">"
+                + "\(xml("\(report.outcome.rawValue): \(report.outcome.meaning)\n\(message)"))</failure>"
+        }
+        cases.append(
+            "    <testcase classname=\"\(xml(suiteName))\" name=\"outcome\" time=\"\(seconds(ms: report.timings.totalMs))\""
+                + (outcomeBody.isEmpty ? "/>" : ">\(outcomeBody)</testcase>"))
+        let tests = cases.count
+        let total = seconds(ms: report.timings.totalMs)
+        var document = "<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n"
+        document += "<testsuites name=\"preflight\" tests=\"\(tests)\" failures=\"\(failures)\" errors=\"0\" time=\"\(total)\">\n"
+        document += "  <testsuite name=\"\(xml(suiteName))\" id=\"\(xml(report.jobID))\" tests=\"\(tests)\" "
+            + "failures=\"\(failures)\" errors=\"0\" skipped=\"\(skipped)\" time=\"\(total)\">\n"
+        document += "    <properties>\n"
+        let properties: [(String, String)] = [
+            ("outcome", report.outcome.rawValue), ("job_id", report.jobID), ("plan_sha256", report.plan.sha256),
+            ("target_version", String(report.plan.targetVersion)), ("device", report.options.device),
+        ]
+        for (name, value) in properties {
+            document += "      <property name=\"\(xml(name))\" value=\"\(xml(value))\"/>\n"
+        }
+        document += "    </properties>\n"
+        document += cases.joined(separator: "\n") + "\n"
+        document += "  </testsuite>\n</testsuites>\n"
+        return document
+    }
+
+    // MARK: - Formatting
+
+    static func bytes(_ count: Int64) -> String {
+        let units = ["B", "KiB", "MiB", "GiB", "TiB"]
+        var value = Double(count)
+        var unit = 0
+        while abs(value) >= 1024, unit < units.count - 1 {
+            value /= 1024
+            unit += 1
+        }
+        return unit == 0 ? "\(count) B" : String(format: "%.1f", value) + " " + units[unit]
+    }
+
+    static func duration(ms: Int) -> String {
+        ms < 1000 ? "\(ms) ms" : String(format: "%.1f s", Double(ms) / 1000)
+    }
+
+    static func seconds(ms: Int) -> String { String(format: "%.3f", Double(ms) / 1000) }
+
+    private static func leftPad(_ text: String, _ width: Int) -> String {
+        String(repeating: " ", count: max(0, width - text.count)) + text
+    }
+
+    /// Escapes text for an XML attribute or element; drops characters XML 1.0 cannot hold.
+    static func xml(_ text: String) -> String {
+        var result = ""
+        for scalar in text.unicodeScalars {
+            switch scalar {
+            case "&": result += "&amp;"
+            case "<": result += "&lt;"
+            case ">": result += "&gt;"
+            case "\"": result += "&quot;"
+            case "'": result += "&apos;"
+            case "\n": result += "&#10;"
+            case "\t", "\r": result.unicodeScalars.append(scalar)
+            case let control where control.value < 0x20 || (0xFFFE...0xFFFF).contains(control.value): continue
+            default: result.unicodeScalars.append(scalar)
+            }
+        }
+        return result
+    }
+}

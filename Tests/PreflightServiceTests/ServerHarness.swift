@@ -1,0 +1,282 @@
+import Foundation
+import Testing
+
+/// The real `preflight serve` on an ephemeral loopback port, in a private temporary
+/// directory with its own plans, devices and job directory; driven with /usr/bin/curl.
+final class ServerProcess: @unchecked Sendable {
+    let root: String
+    let jobDir: String
+    let plansDir: String
+    let devicesDir: String
+    let process = Process()
+    let stdoutPath: String
+    let stderrPath: String
+    private(set) var port = 0
+
+    var base: String { "http://127.0.0.1:\(port)" }
+    var pid: Int32 { process.processIdentifier }
+
+    /// `environment` adds or overrides `PREFLIGHT_*` variables; `plans` are registered as NAME.json.
+    init(environment: [String: String] = [:], plans: [String: String] = Fixtures.plans, devices: [String: String] = Fixtures.devices) throws {
+        root = try makeTemporaryDirectory("preflight-server")
+        jobDir = root + "/jobs"
+        plansDir = root + "/plans"
+        devicesDir = root + "/devices"
+        for directory in [jobDir, plansDir, devicesDir] {
+            try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
+        }
+        for (name, text) in plans { try text.write(toFile: plansDir + "/\(name).json", atomically: true, encoding: .utf8) }
+        for (name, text) in devices { try text.write(toFile: devicesDir + "/\(name).json", atomically: true, encoding: .utf8) }
+        stdoutPath = root + "/stdout"
+        stderrPath = root + "/stderr"
+        _ = FileManager.default.createFile(atPath: stdoutPath, contents: nil)
+        _ = FileManager.default.createFile(atPath: stderrPath, contents: nil)
+
+        var variables = ProcessInfo.processInfo.environment
+        variables["PREFLIGHT_PORT"] = "0"
+        variables["PREFLIGHT_BIND"] = "127.0.0.1"
+        variables["PREFLIGHT_JOB_DIR"] = jobDir
+        variables["PREFLIGHT_PLANS_DIR"] = plansDir
+        variables["PREFLIGHT_DEVICES_DIR"] = devicesDir
+        for (name, value) in environment { variables[name] = value }
+        process.executableURL = URL(fileURLWithPath: try preflightExecutable())
+        process.arguments = ["serve"]
+        process.environment = variables
+        process.currentDirectoryURL = URL(fileURLWithPath: root)
+        process.standardOutput = FileHandle(forWritingAtPath: stdoutPath)
+        process.standardError = FileHandle(forWritingAtPath: stderrPath)
+        try process.run()
+
+        let deadline = Date(timeIntervalSinceNow: 15)
+        while Date() < deadline {
+            let text = (try? String(contentsOfFile: stdoutPath, encoding: .utf8)) ?? ""
+            if let line = text.split(separator: "\n").first(where: { $0.hasPrefix("listening on http://") }),
+                let port = Int(line.split(separator: ":").last ?? "")
+            {
+                self.port = port
+                return
+            }
+            if !process.isRunning { break }
+            Thread.sleep(forTimeInterval: 0.02)
+        }
+        let errors = (try? String(contentsOfFile: stderrPath, encoding: .utf8)) ?? ""
+        stop()
+        throw HarnessError("the server did not start: \(errors)")
+    }
+
+    deinit {
+        stop()
+        try? FileManager.default.removeItem(atPath: root)
+    }
+
+    /// Sends `signal` and waits for the exit; answers the exit status.
+    @discardableResult
+    func stop(signal: Int32 = SIGKILL, timeout: TimeInterval = 60) -> Int32? {
+        guard process.isRunning else { return process.terminationStatus }
+        kill(process.processIdentifier, signal)
+        let deadline = Date(timeIntervalSinceNow: timeout)
+        while process.isRunning, Date() < deadline { Thread.sleep(forTimeInterval: 0.02) }
+        if process.isRunning {
+            kill(process.processIdentifier, SIGKILL)
+            process.waitUntilExit()
+            return nil
+        }
+        return process.terminationStatus
+    }
+
+    /// Files and directories left in the job directory.
+    var jobDirEntries: [String] { (try? FileManager.default.contentsOfDirectory(atPath: jobDir)) ?? [] }
+
+    /// The server's child processes (workers) still alive.
+    var children: [Int32] {
+        let output = run("/usr/bin/pgrep", ["-P", String(pid)]).output
+        return output.split(separator: "\n").compactMap { Int32($0) }
+    }
+
+    /// The request log lines so far.
+    var logLines: [[String: Any]] {
+        let text = (try? String(contentsOfFile: stderrPath, encoding: .utf8)) ?? ""
+        return text.split(separator: "\n").compactMap { line in
+            guard line.hasPrefix("{") else { return nil }
+            return (try? JSONSerialization.jsonObject(with: Data(line.utf8))) as? [String: Any]
+        }
+    }
+
+    /// Waits until `condition` holds (polling every 20 ms); answers whether it did.
+    func eventually(_ timeout: TimeInterval = 10, _ condition: () -> Bool) -> Bool {
+        let deadline = Date(timeIntervalSinceNow: timeout)
+        while Date() < deadline {
+            if condition() { return true }
+            Thread.sleep(forTimeInterval: 0.02)
+        }
+        return condition()
+    }
+
+    func get(_ path: String, _ arguments: [String] = []) -> CurlResult { PreflightServiceTests.curl(base + path, arguments) }
+}
+
+struct HarnessError: Error, CustomStringConvertible {
+    var description: String
+    init(_ description: String) { self.description = description }
+}
+
+/// What curl saw: status, headers (lower-case names) and body.
+struct CurlResult: Sendable {
+    var status: Int
+    var headers: [String: String]
+    var body: Data
+    var exitCode: Int32
+
+    var text: String { String(decoding: body, as: UTF8.self) }
+    var json: [String: Any] { ((try? JSONSerialization.jsonObject(with: body)) as? [String: Any]) ?? [:] }
+    var errorCode: String? { (json["error"] as? [String: Any])?["code"] as? String }
+}
+
+/// Runs curl with `arguments` against `url`; never throws (a failed transfer has status 0).
+func curl(_ url: String, _ arguments: [String], timeout: Int = 60) -> CurlResult {
+    let directory = (try? makeTemporaryDirectory("curl")) ?? NSTemporaryDirectory()
+    defer { try? FileManager.default.removeItem(atPath: directory) }
+    let bodyPath = directory + "/body"
+    let headerPath = directory + "/headers"
+    let result = run(
+        "/usr/bin/curl",
+        ["-s", "-o", bodyPath, "-D", headerPath, "-w", "%{http_code}", "--max-time", String(timeout)] + arguments + [url])
+    var headers: [String: String] = [:]
+    let headerText = (try? String(contentsOfFile: headerPath, encoding: .utf8)) ?? ""
+    for line in headerText.split(separator: "\r\n") {
+        guard let colon = line.firstIndex(of: ":") else { continue }
+        headers[line[..<colon].lowercased()] = line[line.index(after: colon)...].trimmingCharacters(in: .whitespaces)
+    }
+    return CurlResult(
+        status: Int(result.output.trimmingCharacters(in: .whitespacesAndNewlines)) ?? 0, headers: headers,
+        body: FileManager.default.contents(atPath: bodyPath) ?? Data(), exitCode: result.status)
+}
+
+/// Runs a program to its end; answers its exit status and standard output.
+@discardableResult
+func run(_ executable: String, _ arguments: [String], input: String? = nil) -> (status: Int32, output: String) {
+    let process = Process()
+    process.executableURL = URL(fileURLWithPath: executable)
+    process.arguments = arguments
+    let output = Pipe()
+    process.standardOutput = output
+    process.standardError = FileHandle.nullDevice
+    let inputPipe = Pipe()
+    if input != nil { process.standardInput = inputPipe }
+    do { try process.run() } catch { return (-1, "") }
+    if let input {
+        inputPipe.fileHandleForWriting.write(Data(input.utf8))
+        try? inputPipe.fileHandleForWriting.close()
+    }
+    let data = output.fileHandleForReading.readDataToEndOfFile()
+    process.waitUntilExit()
+    return (process.terminationStatus, String(decoding: data, as: UTF8.self))
+}
+
+/// Starts curl without waiting for it (for clients that are killed mid-request).
+func startCurl(_ url: String, _ arguments: [String]) throws -> Process {
+    let process = Process()
+    process.executableURL = URL(fileURLWithPath: "/usr/bin/curl")
+    process.arguments = ["-s", "-o", "/dev/null", "--max-time", "120"] + arguments + [url]
+    process.standardOutput = FileHandle.nullDevice
+    process.standardError = FileHandle.nullDevice
+    try process.run()
+    return process
+}
+
+func makeTemporaryDirectory(_ prefix: String) throws -> String {
+    let path = NSTemporaryDirectory() + "/\(prefix)-\(UUID().uuidString.prefix(8))"
+    try FileManager.default.createDirectory(atPath: path, withIntermediateDirectories: true)
+    return path
+}
+
+/// `.build/debug/preflight`, built by `swift build` before `swift test`.
+func preflightExecutable() throws -> String {
+    let root = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
+        .deletingLastPathComponent().path
+    let bundle = Bundle.main.bundlePath
+    let candidates = [
+        (bundle as NSString).deletingLastPathComponent + "/preflight", bundle + "/preflight",
+        root + "/.build/debug/preflight", root + "/.build/x86_64-unknown-linux-gnu/debug/preflight",
+    ]
+    for candidate in candidates where FileManager.default.isExecutableFile(atPath: candidate) {
+        return candidate
+    }
+    throw HarnessError("no preflight executable in \(candidates): run `swift build` before `swift test`")
+}
+
+/// Databases of old schema versions (made with the old schema's own SQL) and plans.
+enum Fixtures {
+    /// Three steps; step 3 can be made slow (a CPU-bound statement of `slowRows` iterations).
+    static func notesPlan(name: String = "notes", slowRows: Int = 1) -> String {
+        """
+        {"name": "\(name)", "description": "notes app",
+         "steps": [
+          {"version": 1, "name": "create notes",
+           "sql": "CREATE TABLE notes(id INTEGER PRIMARY KEY, title TEXT NOT NULL, updated_at INTEGER NOT NULL)"},
+          {"version": 2, "name": "sync status",
+           "sql": ["ALTER TABLE notes ADD COLUMN sync_status TEXT NOT NULL DEFAULT 'synced'",
+                   "CREATE INDEX idx_notes_sync_status ON notes(sync_status)"]},
+          {"version": 3, "name": "busy work",
+           "sql": "CREATE TABLE busy AS WITH RECURSIVE c(x) AS (SELECT 1 UNION ALL SELECT x + 1 FROM c WHERE x < \(slowRows)) SELECT sum(x) AS s FROM c"}
+         ]}
+        """
+    }
+
+    static let plans = [
+        "notes": notesPlan(),
+        // About three seconds of CPU in the worker: long enough to disconnect or signal mid-job.
+        "slow": notesPlan(name: "slow", slowRows: 3_000_000),
+    ]
+
+    static let devices = [
+        "phone": #"{"name": "phone", "description": "a test phone", "watchdog_ms": 20000, "launches": 3}"#
+    ]
+
+    /// A database at version 1 of the notes plan with `rows` rows.
+    static func notesDatabase(rows: Int = 20, in directory: String, name: String = "notes-v1.db") throws -> String {
+        let path = directory + "/" + name
+        try? FileManager.default.removeItem(atPath: path)
+        let sql = """
+            CREATE TABLE notes(id INTEGER PRIMARY KEY, title TEXT NOT NULL, updated_at INTEGER NOT NULL);
+            WITH RECURSIVE c(x) AS (SELECT 1 UNION ALL SELECT x + 1 FROM c WHERE x < \(rows))
+            INSERT INTO notes(title, updated_at) SELECT 'note ' || x, x FROM c;
+            PRAGMA user_version = 1;
+            """
+        let result = run("/usr/bin/sqlite3", [path], input: sql)
+        guard result.status == 0 else { throw HarnessError("sqlite3 failed making \(path)") }
+        return path
+    }
+
+    /// A WAL-mode database at version 1 whose last `walRows` rows exist only in its `-wal`
+    /// file: copied (`.shell cp`) while the connection that wrote them is still open.
+    static func walDatabase(rows: Int, walRows: Int, in directory: String) throws -> (database: String, wal: String) {
+        let live = directory + "/live.db"
+        let database = directory + "/wal-v1.db"
+        let wal = directory + "/wal-v1.db-wal"
+        for path in [live, live + "-wal", live + "-shm", database, wal] { try? FileManager.default.removeItem(atPath: path) }
+        let sql = """
+            PRAGMA journal_mode = WAL;
+            CREATE TABLE notes(id INTEGER PRIMARY KEY, title TEXT NOT NULL, updated_at INTEGER NOT NULL);
+            WITH RECURSIVE c(x) AS (SELECT 1 UNION ALL SELECT x + 1 FROM c WHERE x < \(rows))
+            INSERT INTO notes(title, updated_at) SELECT 'note ' || x, x FROM c;
+            PRAGMA user_version = 1;
+            PRAGMA wal_checkpoint(TRUNCATE);
+            PRAGMA wal_autocheckpoint = 0;
+            WITH RECURSIVE c(x) AS (SELECT 1 UNION ALL SELECT x + 1 FROM c WHERE x < \(walRows))
+            INSERT INTO notes(title, updated_at) SELECT 'wal note ' || x, x FROM c;
+            .shell cp \(live) \(database)
+            .shell cp \(live)-wal \(wal)
+            """
+        let result = run("/usr/bin/sqlite3", [live], input: sql)
+        guard result.status == 0, FileManager.default.fileExists(atPath: wal) else {
+            throw HarnessError("sqlite3 failed making the WAL fixture")
+        }
+        return (database, wal)
+    }
+
+    /// Rows of `table` in the database at `path`, read with the sqlite3 shell.
+    static func count(_ table: String, in path: String) -> Int? {
+        Int(run("/usr/bin/sqlite3", [path, "SELECT count(*) FROM \(table)"]).output.trimmingCharacters(in: .whitespacesAndNewlines))
+    }
+}
