@@ -1,1 +1,23 @@
-print("bench")
+// preflight-bench: benchmark programs that print ratios measured side by side in one
+// run, never absolute thresholds. Build with -c release:
+//
+//     swift run -c release preflight-bench rebuild   # chunked rebuild vs the sqlite3 CLI
+//     swift run -c release preflight-bench upload    # upload throughput, memory, /healthz
+import Foundation
+
+let benchmarks: [String: ([String]) throws -> Void] = [
+    "rebuild": runRebuildBenchmark,
+    "upload": runUploadBenchmark,
+]
+
+let arguments = Array(CommandLine.arguments.dropFirst())
+guard let name = arguments.first, let benchmark = benchmarks[name] else {
+    FileHandle.standardError.write(Data("usage: preflight-bench \(benchmarks.keys.sorted().joined(separator: "|")) [options]\n".utf8))
+    exit(2)
+}
+do {
+    try benchmark(Array(arguments.dropFirst()))
+} catch {
+    FileHandle.standardError.write(Data("preflight-bench \(name): \(error)\n".utf8))
+    exit(1)
+}

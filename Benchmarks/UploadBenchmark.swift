@@ -1,0 +1,400 @@
+import Foundation
+
+/// `preflight-bench upload [--size-mb 500] [--seconds 5] [--connections 8] [--preflight PATH]`
+///
+/// Prints, from one run, side by side:
+/// 1. upload throughput of a database (a plan with no pending steps) to
+///    `POST /v1/migrations`, as a ratio to the same curl upload into a plain socket sink
+///    on loopback; both measured on the receiving side, from the end of the headers to
+///    the last byte of the body (the server's `timings.upload_ms`);
+/// 2. the server's peak resident memory during it (VmHWM), next to its idle size;
+/// 3. `/healthz` requests per second and p50/p99 latency from keep-alive load
+///    generators while two migrations run.
+func runUploadBenchmark(arguments: [String]) throws {
+    let sizeMB = intArgument(arguments, "--size-mb") ?? 500
+    let seconds = intArgument(arguments, "--seconds") ?? 5
+    let connections = intArgument(arguments, "--connections") ?? 8
+    let executable = try stringArgument(arguments, "--preflight") ?? siblingExecutable("preflight")
+    let root = NSTemporaryDirectory() + "/preflight-upload-bench-\(getpid())"
+    try FileManager.default.createDirectory(atPath: root + "/plans", withIntermediateDirectories: true)
+    try FileManager.default.createDirectory(atPath: root + "/devices", withIntermediateDirectories: true)
+    defer { try? FileManager.default.removeItem(atPath: root) }
+
+    // A plan whose only step the database already has, and one that keeps a worker busy.
+    try #"{"name": "done", "steps": [{"version": 1, "name": "blobs", "sql": "CREATE TABLE blobs(id INTEGER PRIMARY KEY, b BLOB)"}]}"#
+        .write(toFile: root + "/plans/done.json", atomically: true, encoding: .utf8)
+    try #"""
+    {"name": "busy", "steps": [
+      {"version": 1, "name": "blobs", "sql": "CREATE TABLE blobs(id INTEGER PRIMARY KEY, b BLOB)"},
+      {"version": 2, "name": "busy work", "sql": "CREATE TABLE busy AS WITH RECURSIVE c(x) AS (SELECT 1 UNION ALL SELECT x + 1 FROM c WHERE x < 15000000) SELECT sum(x) AS s FROM c"}]}
+    """#.write(toFile: root + "/plans/busy.json", atomically: true, encoding: .utf8)
+    let database = root + "/big.db"
+    let small = root + "/small.db"
+    print("making a \(sizeMB) MB database ...")
+    try sqlite(database, """
+        PRAGMA page_size = 4096;
+        CREATE TABLE blobs(id INTEGER PRIMARY KEY, b BLOB);
+        WITH RECURSIVE c(x) AS (SELECT 1 UNION ALL SELECT x + 1 FROM c WHERE x < \(sizeMB * 10))
+        INSERT INTO blobs(b) SELECT randomblob(100000) FROM c;
+        PRAGMA user_version = 1;
+        """)
+    try sqlite(small, "CREATE TABLE blobs(id INTEGER PRIMARY KEY, b BLOB); PRAGMA user_version = 1;")
+    let bytes = (try FileManager.default.attributesOfItem(atPath: database)[.size] as? Int) ?? 0
+
+    // The plain sink: accept, read the body, answer 200; timed from the end of the headers.
+    var sinkTimes: [Double] = []
+    for _ in 0..<3 {
+        let sink = try SocketSink()
+        let upload = try launch(
+            "/usr/bin/curl", ["-s", "-o", "/dev/null", "--data-binary", "@" + database, "http://127.0.0.1:\(sink.port)/"])
+        let seconds = try sink.receiveOne()
+        upload.waitUntilExit()
+        sinkTimes.append(seconds)
+    }
+
+    // The server.
+    let server = try BenchServer(executable: executable, root: root)
+    defer { server.stop() }
+    let idleKB = server.residentKB("VmRSS")
+    var serverTimes: [Double] = []
+    for _ in 0..<3 {
+        let report = try runCurl([
+            "-s", "--data-binary", "@" + database, "\(server.base)/v1/migrations?plan=done&verify=off",
+        ])
+        guard let object = try JSONSerialization.jsonObject(with: Data(report.utf8)) as? [String: Any],
+            let timings = object["timings"] as? [String: Any], let uploadMs = timings["upload_ms"] as? Int
+        else { throw BenchError("unexpected answer: \(report.prefix(300))") }
+        serverTimes.append(Double(uploadMs) / 1000)
+    }
+    let peakKB = server.residentKB("VmHWM")
+    let sinkBest = sinkTimes.min() ?? 0
+    let serverBest = serverTimes.min() ?? 0
+    let mb = Double(bytes) / 1_048_576
+    print(String(format: "upload: %.0f MiB; plain sink %.0f MiB/s (best of 3), preflight %.0f MiB/s (best of 3)",
+        mb, mb / sinkBest, mb / serverBest))
+    print(String(format: "upload throughput ratio (preflight / plain sink): %.2f  [target >= 0.8]", sinkBest / serverBest))
+    print("server resident memory: idle \(idleKB / 1024) MiB, peak \(peakKB / 1024) MiB (growth \((peakKB - idleKB) / 1024) MiB) [target growth <= 64 MiB]")
+
+    // /healthz under load while two migrations run.
+    let jobs = try (0..<2).map { _ in
+        try launch("/usr/bin/curl", ["-s", "-o", "/dev/null", "--data-binary", "@" + small, "\(server.base)/v1/migrations?plan=busy"])
+    }
+    let deadline = Date(timeIntervalSinceNow: 10)
+    while server.runningJobs() < 2, Date() < deadline { Thread.sleep(forTimeInterval: 0.05) }
+    let running = server.runningJobs()
+    let load = try HealthLoad(port: server.port, connections: connections, seconds: Double(seconds)).run()
+    let stillRunning = server.runningJobs()
+    print(String(format: "/healthz with %d migrations running (%d at the end): %.0f requests/s over %d connections, p50 %.2f ms, p99 %.2f ms, max %.2f ms, %d errors",
+        running, stillRunning, load.rps, connections, load.p50, load.p99, load.max, load.errors))
+    for job in jobs { job.waitUntilExit() }
+}
+
+// MARK: - Pieces
+
+struct BenchError: Error, CustomStringConvertible {
+    var description: String
+    init(_ description: String) { self.description = description }
+}
+
+private func intArgument(_ arguments: [String], _ name: String) -> Int? {
+    guard let index = arguments.firstIndex(of: name), index + 1 < arguments.count else { return nil }
+    return Int(arguments[index + 1])
+}
+
+private func stringArgument(_ arguments: [String], _ name: String) -> String? {
+    guard let index = arguments.firstIndex(of: name), index + 1 < arguments.count else { return nil }
+    return arguments[index + 1]
+}
+
+private func siblingExecutable(_ name: String) throws -> String {
+    let me = (try? FileManager.default.destinationOfSymbolicLink(atPath: "/proc/self/exe")) ?? CommandLine.arguments[0]
+    let path = (me as NSString).deletingLastPathComponent + "/" + name
+    guard FileManager.default.isExecutableFile(atPath: path) else { throw BenchError("no \(path): run swift build") }
+    return path
+}
+
+private func sqlite(_ path: String, _ sql: String) throws {
+    let process = Process()
+    process.executableURL = URL(fileURLWithPath: "/usr/bin/sqlite3")
+    process.arguments = [path]
+    let input = Pipe()
+    process.standardInput = input
+    try process.run()
+    input.fileHandleForWriting.write(Data(sql.utf8))
+    try input.fileHandleForWriting.close()
+    process.waitUntilExit()
+    guard process.terminationStatus == 0 else { throw BenchError("sqlite3 failed on \(path)") }
+}
+
+private func launch(_ executable: String, _ arguments: [String]) throws -> Process {
+    let process = Process()
+    process.executableURL = URL(fileURLWithPath: executable)
+    process.arguments = arguments
+    process.standardOutput = FileHandle.nullDevice
+    process.standardError = FileHandle.nullDevice
+    try process.run()
+    return process
+}
+
+private func runCurl(_ arguments: [String]) throws -> String {
+    let process = Process()
+    process.executableURL = URL(fileURLWithPath: "/usr/bin/curl")
+    process.arguments = arguments
+    let output = Pipe()
+    process.standardOutput = output
+    try process.run()
+    let data = output.fileHandleForReading.readDataToEndOfFile()
+    process.waitUntilExit()
+    return String(decoding: data, as: UTF8.self)
+}
+
+/// `preflight serve` on a loopback port with a private job directory.
+private final class BenchServer {
+    let process = Process()
+    let port: Int
+    var base: String { "http://127.0.0.1:\(port)" }
+
+    init(executable: String, root: String) throws {
+        let stdoutPath = root + "/server.out"
+        _ = FileManager.default.createFile(atPath: stdoutPath, contents: nil)
+        var environment = ProcessInfo.processInfo.environment
+        environment["PREFLIGHT_PORT"] = "0"
+        environment["PREFLIGHT_BIND"] = "127.0.0.1"
+        environment["PREFLIGHT_JOB_DIR"] = root + "/jobs"
+        environment["PREFLIGHT_PLANS_DIR"] = root + "/plans"
+        environment["PREFLIGHT_DEVICES_DIR"] = root + "/devices"
+        environment["PREFLIGHT_MAX_UPLOAD_BYTES"] = String(4 << 30)
+        process.executableURL = URL(fileURLWithPath: executable)
+        process.arguments = ["serve"]
+        process.environment = environment
+        process.standardOutput = FileHandle(forWritingAtPath: stdoutPath)
+        process.standardError = FileHandle.nullDevice
+        try process.run()
+        let deadline = Date(timeIntervalSinceNow: 15)
+        while Date() < deadline {
+            let text = (try? String(contentsOfFile: stdoutPath, encoding: .utf8)) ?? ""
+            if let line = text.split(separator: "\n").first(where: { $0.hasPrefix("listening on") }),
+                let port = Int(line.split(separator: ":").last ?? "")
+            {
+                self.port = port
+                return
+            }
+            Thread.sleep(forTimeInterval: 0.02)
+        }
+        process.terminate()
+        throw BenchError("the server did not start")
+    }
+
+    func stop() {
+        guard process.isRunning else { return }
+        kill(process.processIdentifier, SIGTERM)
+        process.waitUntilExit()
+    }
+
+    /// A line of /proc/PID/status, in KiB (VmRSS now, VmHWM the peak so far).
+    func residentKB(_ field: String) -> Int {
+        let status = (try? String(contentsOfFile: "/proc/\(process.processIdentifier)/status", encoding: .utf8)) ?? ""
+        for line in status.split(separator: "\n") where line.hasPrefix(field + ":") {
+            return Int(line.split(separator: " ", omittingEmptySubsequences: true).dropFirst().first ?? "") ?? 0
+        }
+        return 0
+    }
+
+    func runningJobs() -> Int {
+        let text = (try? runCurl(["-s", base + "/healthz"])) ?? ""
+        guard let object = try? JSONSerialization.jsonObject(with: Data(text.utf8)) as? [String: Any],
+            let jobs = object["jobs"] as? [String: Any]
+        else { return 0 }
+        return jobs["running"] as? Int ?? 0
+    }
+}
+
+/// A TCP listener that reads one request's body and throws it away.
+private final class SocketSink {
+    let listener: Int32
+    let port: Int
+
+    init() throws {
+        let listener = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
+        self.listener = listener
+        var address = sockaddr_in()
+        address.sin_family = sa_family_t(AF_INET)
+        address.sin_addr.s_addr = inet_addr("127.0.0.1")
+        address.sin_port = 0
+        var length = socklen_t(MemoryLayout<sockaddr_in>.size)
+        let bound = withUnsafeMutablePointer(to: &address) {
+            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { pointer -> Int32 in
+                guard bind(listener, pointer, length) == 0, listen(listener, 4) == 0 else { return -1 }
+                return getsockname(listener, pointer, &length)
+            }
+        }
+        guard bound == 0 else {
+            close(listener)
+            throw BenchError("cannot listen")
+        }
+        port = Int(UInt16(bigEndian: address.sin_port))
+    }
+
+    deinit { close(listener) }
+
+    /// Seconds from the end of the headers to the last byte of the body.
+    func receiveOne() throws -> Double {
+        let connection = accept(listener, nil, nil)
+        guard connection >= 0 else { throw BenchError("accept failed") }
+        defer { close(connection) }
+        var buffer = [UInt8](repeating: 0, count: 256 * 1024)
+        var head: [UInt8] = []
+        var remaining = 0
+        var started = ContinuousClock.now
+        while true {
+            let count = recv(connection, &buffer, buffer.count, 0)
+            guard count > 0 else { throw BenchError("the client closed early") }
+            head.append(contentsOf: buffer[0..<count])
+            if let end = findHeaderEnd(head) {
+                started = ContinuousClock.now
+                let text = String(decoding: head[0..<end], as: UTF8.self).lowercased()
+                if text.contains("expect: 100-continue") {
+                    _ = "HTTP/1.1 100 Continue\r\n\r\n".withCString { send(connection, $0, strlen($0), Int32(MSG_NOSIGNAL)) }
+                }
+                let length = text.split(separator: "\r\n").first { $0.hasPrefix("content-length:") }
+                    .flatMap { Int($0.dropFirst("content-length:".count).trimmingCharacters(in: .whitespaces)) } ?? 0
+                remaining = length - (head.count - end - 4)
+                break
+            }
+        }
+        while remaining > 0 {
+            let count = recv(connection, &buffer, min(buffer.count, remaining), 0)
+            guard count > 0 else { break }
+            remaining -= count
+        }
+        let elapsed = ContinuousClock.now - started
+        _ = "HTTP/1.1 200 OK\r\nContent-Length: 0\r\nConnection: close\r\n\r\n".withCString {
+            send(connection, $0, strlen($0), Int32(MSG_NOSIGNAL))
+        }
+        return Double(elapsed.components.seconds) + Double(elapsed.components.attoseconds) / 1e18
+    }
+
+    private func findHeaderEnd(_ bytes: [UInt8]) -> Int? {
+        guard bytes.count >= 4 else { return nil }
+        for index in 0...(bytes.count - 4)
+        where bytes[index] == 13 && bytes[index + 1] == 10 && bytes[index + 2] == 13 && bytes[index + 3] == 10 {
+            return index
+        }
+        return nil
+    }
+}
+
+/// Keep-alive `GET /healthz` loops on several connections; latencies of every request.
+private final class HealthLoad: @unchecked Sendable {
+    struct Result {
+        var rps: Double
+        var p50: Double
+        var p99: Double
+        var max: Double
+        var errors: Int
+    }
+
+    let port: Int
+    let connections: Int
+    let seconds: Double
+    private let lock = NSLock()
+    private var latencies: [Double] = []
+    private var errors = 0
+
+    init(port: Int, connections: Int, seconds: Double) {
+        self.port = port
+        self.connections = connections
+        self.seconds = seconds
+    }
+
+    func run() throws -> Result {
+        let group = DispatchGroup()
+        let started = Date()
+        for _ in 0..<connections {
+            group.enter()
+            Thread.detachNewThread {
+                self.loop()
+                group.leave()
+            }
+        }
+        group.wait()
+        let elapsed = Date().timeIntervalSince(started)
+        let sorted = latencies.sorted()
+        func percentile(_ p: Double) -> Double {
+            sorted.isEmpty ? 0 : sorted[min(sorted.count - 1, Int(Double(sorted.count) * p))] * 1000
+        }
+        return Result(
+            rps: Double(sorted.count) / elapsed, p50: percentile(0.5), p99: percentile(0.99),
+            max: (sorted.last ?? 0) * 1000, errors: errors)
+    }
+
+    private func loop() {
+        var local: [Double] = []
+        var failures = 0
+        let deadline = Date(timeIntervalSinceNow: seconds)
+        let request = Array("GET /healthz HTTP/1.1\r\nHost: bench\r\n\r\n".utf8)
+        var buffer = [UInt8](repeating: 0, count: 4096)
+        var connection = openConnection()
+        while Date() < deadline {
+            if connection < 0 {
+                failures += 1
+                connection = openConnection()
+                continue
+            }
+            let start = ContinuousClock.now
+            let sent = request.withUnsafeBytes { send(connection, $0.baseAddress, $0.count, Int32(MSG_NOSIGNAL)) }
+            var response: [UInt8] = []
+            var complete = false
+            if sent == request.count {
+                while !complete {
+                    let count = recv(connection, &buffer, buffer.count, 0)
+                    if count <= 0 { break }
+                    response.append(contentsOf: buffer[0..<count])
+                    complete = responseComplete(response)
+                }
+            }
+            if complete, response.starts(with: Array("HTTP/1.1 200".utf8)) {
+                let elapsed = ContinuousClock.now - start
+                local.append(Double(elapsed.components.seconds) + Double(elapsed.components.attoseconds) / 1e18)
+            } else {
+                failures += 1
+                close(connection)
+                connection = openConnection()
+            }
+        }
+        if connection >= 0 { close(connection) }
+        lock.lock()
+        latencies += local
+        errors += failures
+        lock.unlock()
+    }
+
+    private func responseComplete(_ bytes: [UInt8]) -> Bool {
+        let text = String(decoding: bytes, as: UTF8.self)
+        guard let headerEnd = text.range(of: "\r\n\r\n") else { return false }
+        let head = text[..<headerEnd.lowerBound].lowercased()
+        let length = head.split(separator: "\r\n").first { $0.hasPrefix("content-length:") }
+            .flatMap { Int($0.dropFirst("content-length:".count).trimmingCharacters(in: .whitespaces)) } ?? 0
+        return text.utf8.count - text.utf8.distance(from: text.utf8.startIndex, to: headerEnd.upperBound) >= length
+    }
+
+    private func openConnection() -> Int32 {
+        let connection = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
+        var address = sockaddr_in()
+        address.sin_family = sa_family_t(AF_INET)
+        address.sin_addr.s_addr = inet_addr("127.0.0.1")
+        address.sin_port = in_port_t(UInt16(port).bigEndian)
+        var noDelay: Int32 = 1
+        setsockopt(connection, Int32(IPPROTO_TCP), TCP_NODELAY, &noDelay, socklen_t(MemoryLayout<Int32>.size))
+        let connected = withUnsafePointer(to: &address) {
+            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) {
+                connect(connection, $0, socklen_t(MemoryLayout<sockaddr_in>.size))
+            }
+        }
+        if connected != 0 {
+            close(connection)
+            return -1
+        }
+        return connection
+    }
+}
