@@ -1,0 +1,67 @@
+# Preflight: the HTTP service that rehearses SQLite schema migrations (see README.md).
+#
+#   docker build -t preflight .
+#   docker run --rm -p 8080:8080 -v "$PWD/Config:/app/Config:ro" preflight
+#
+# The runtime stage is checked without a Docker engine by scripts/check-container-runtime:
+# it reads the last stage of this file (the apt-get package list, the groupadd/useradd RUN,
+# USER, the two COPY destinations, the HEALTHCHECK's bash command and the ENTRYPOINT),
+# rebuilds that root file system with debootstrap and runs the ENTRYPOINT inside it.
+
+# ---- build: the official Swift image on Debian 12 (bookworm), the toolchain CI uses ----
+FROM swift:6.3.1-bookworm AS build
+
+# The two system libraries the package links (Package.swift: CSQLite, CMicroHTTPD).
+# Unpinned on purpose: bookworm is a stable release whose security updates replace versions.
+# hadolint ignore=DL3008
+RUN apt-get update \
+    && DEBIAN_FRONTEND=noninteractive apt-get install -y --no-install-recommends \
+        libsqlite3-dev \
+        libmicrohttpd-dev \
+    && rm -rf /var/lib/apt/lists/*
+
+WORKDIR /src
+# Package.swift names every target's folder, so all of them must be present to load it.
+COPY Package.swift ./
+COPY Sources Sources
+COPY Benchmarks Benchmarks
+COPY Tests Tests
+# The Swift runtime and Foundation are linked in statically: the runtime stage needs no
+# Swift toolchain, only the C libraries that `ldd` lists.
+RUN swift build -c release --static-swift-stdlib --product preflight \
+    && install -m 0755 "$(swift build -c release --static-swift-stdlib --show-bin-path)/preflight" /usr/local/bin/preflight
+
+# ---- runtime: Debian 12 slim with only what the binary links ----
+FROM debian:bookworm-slim
+
+# `ldd preflight` needs libsqlite3.so.0 and libmicrohttpd.so.12 (which brings libgnutls30
+# and its libraries); libstdc++6, libgcc-s1 and libc6 are already part of bookworm-slim.
+# No curl: the HEALTHCHECK below talks HTTP with bash alone.
+# hadolint ignore=DL3008
+RUN apt-get update \
+    && DEBIAN_FRONTEND=noninteractive apt-get install -y --no-install-recommends \
+        libsqlite3-0 \
+        libmicrohttpd12 \
+    && rm -rf /var/lib/apt/lists/*
+
+# A fixed, numeric non-root user, so that Kubernetes' runAsNonRoot can verify it.
+RUN groupadd --gid 10001 preflight \
+    && useradd --uid 10001 --gid preflight --no-log-init --home-dir /var/lib/preflight --create-home \
+        --shell /usr/sbin/nologin preflight
+
+COPY --from=build /usr/local/bin/preflight /usr/local/bin/preflight
+# Plans, device profiles and preflight.json at a fixed path; mount a directory of your own
+# over /app/Config to change them. Relative paths in /app/Config/preflight.json resolve
+# against /app, so its "Config/plans" is /app/Config/plans.
+COPY Config /app/Config
+
+USER 10001:10001
+# Job directories go to $TMPDIR/preflight-jobs (/tmp/preflight-jobs) unless job_dir says otherwise.
+EXPOSE 8080
+
+# bash's /dev/tcp instead of curl: no extra package for a probe. It follows PREFLIGHT_PORT;
+# a port changed only inside a mounted preflight.json needs PREFLIGHT_PORT set to match.
+HEALTHCHECK --interval=30s --timeout=5s --start-period=10s --retries=3 \
+    CMD ["bash", "-c", "exec 3<>/dev/tcp/127.0.0.1/${PREFLIGHT_PORT:-8080} && printf 'GET /healthz HTTP/1.1\\r\\nHost: localhost\\r\\nConnection: close\\r\\n\\r\\n' >&3 && head -n 1 <&3 | grep -q ' 200 '"]
+
+ENTRYPOINT ["/usr/local/bin/preflight", "serve", "--config", "/app/Config/preflight.json"]
