@@ -96,17 +96,4 @@ public final class Connection {
     public func rollbackIfNeeded() {
         if !isAutocommit { sqlite3_exec(handle, "ROLLBACK", nil, nil, nil) }
     }
-
-    /// Runs `body` inside `BEGIN IMMEDIATE` ... `COMMIT`; any error rolls back.
-    public func immediateTransaction<T>(_ body: () throws -> T) throws -> T {
-        try execute("BEGIN IMMEDIATE")
-        do {
-            let result = try body()
-            try execute("COMMIT")
-            return result
-        } catch {
-            rollbackIfNeeded()
-            throw error
-        }
-    }
 }
