@@ -225,8 +225,8 @@ enum Fixtures {
 
     static let plans = [
         "notes": notesPlan(),
-        // About three seconds of CPU in the worker: long enough to disconnect or signal mid-job.
-        "slow": notesPlan(name: "slow", slowRows: 3_000_000),
+        // A second or more of CPU in the worker: long enough to disconnect or signal mid-job.
+        "slow": notesPlan(name: "slow", slowRows: 1_500_000),
     ]
 
     static let devices = [

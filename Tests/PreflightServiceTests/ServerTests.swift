@@ -230,6 +230,21 @@ struct ServerTests {
         #expect(server.metric("preflight_jobs_total{outcome=\"cancelled\"}") == 1)
     }
 
+    @Test func clientDisconnectsWhileQueued() throws {
+        let server = try ServerProcess(environment: ["PREFLIGHT_MAX_CONCURRENT_JOBS": "1", "PREFLIGHT_QUEUE_LENGTH": "1"])
+        let database = try Fixtures.notesDatabase(in: fixtures)
+        let running = try startCurl(server.base + "/v1/migrations?plan=slow", ["--data-binary", "@" + database])
+        #expect(server.eventually { server.health["running"] == 1 })
+        let waiting = try startCurl(server.base + "/v1/migrations?plan=notes", ["--data-binary", "@" + database])
+        #expect(server.eventually { server.health["queued"] == 1 && server.jobDirEntries.count == 2 })
+        kill(waiting.processIdentifier, SIGKILL)
+        waiting.waitUntilExit()
+        #expect(server.eventually(5) { server.health["queued"] == 0 && server.jobDirEntries.count == 1 })
+        running.waitUntilExit()
+        #expect(running.terminationStatus == 0)
+        #expect(server.eventually { server.jobDirEntries.isEmpty })
+    }
+
     // MARK: - keep=1
 
     @Test func keptJobRoundTrip() throws {
@@ -327,6 +342,10 @@ struct ServerTests {
         #expect(devices.last?["watchdog_ms"] as? Int == 20000)
         let health = server.get("/healthz")
         #expect(health.json["status"] as? String == "ok")
+        // Keep-alive: the second request reuses the first one's connection.
+        let connects = run(
+            "/usr/bin/curl", ["-s", "-o", "/dev/null", "-o", "/dev/null", "-w", "%{num_connects}\n", server.base + "/healthz", server.base + "/v1/plans"])
+        #expect(connects.output.split(separator: "\n") == ["1", "0"])
     }
 
     // MARK: - SIGTERM

@@ -44,7 +44,7 @@ final class MigrationUpload: @unchecked Sendable {
 
     init(
         id: String, directory: String, ticket: JobScheduler.Ticket, bodyKind: BodyKind, keep: Bool, maxBytes: Int64,
-        registeredPlan: (name: String, plan: Plan)?, queryOptions: [String: String]
+        declaredBytes: Int64?, registeredPlan: (name: String, plan: Plan)?, queryOptions: [String: String]
     ) throws(HTTPError) {
         self.id = id
         self.directory = directory
@@ -58,7 +58,7 @@ final class MigrationUpload: @unchecked Sendable {
             throw .internal("cannot create the job directory: \(String(cString: strerror(errno)))")
         }
         if bodyKind == .raw {
-            database = try FileSink(path: directory + "/" + Job.inputName)
+            database = try FileSink(path: directory + "/" + Job.inputName, expectedBytes: declaredBytes)
         }
     }
 
@@ -183,11 +183,17 @@ final class FileSink {
     private var descriptor: Int32
     private(set) var bytes: Int64 = 0
 
-    init(path: String) throws(HTTPError) {
+    /// `expectedBytes` reserves the blocks up front (the size stays 0 until written), so
+    /// the file system allocates once instead of at every write-back.
+    init(path: String, expectedBytes: Int64? = nil) throws(HTTPError) {
         self.path = path
         descriptor = open(path, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0o600)
         guard descriptor >= 0 else {
             throw .internal("cannot create \((path as NSString).lastPathComponent): \(String(cString: strerror(errno)))")
+        }
+        if let expectedBytes, expectedBytes > 0 {
+            // A file system without fallocate simply skips this.
+            _ = preflight_reserve_space(descriptor, expectedBytes)
         }
     }
 

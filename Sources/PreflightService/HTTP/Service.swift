@@ -167,7 +167,8 @@ final class Service: Sendable {
         do {
             let upload = try MigrationUpload(
                 id: id, directory: configuration.jobDir + "/" + id, ticket: ticket, bodyKind: isMultipart ? .multipart : .raw,
-                keep: keep, maxBytes: configuration.maxUploadBytes, registeredPlan: registered, queryOptions: options)
+                keep: keep, maxBytes: configuration.maxUploadBytes, declaredBytes: request.contentLength,
+                registeredPlan: registered, queryOptions: options)
             lifecycle.enter()
             return upload
         } catch {

@@ -1,31 +1,5 @@
 import Foundation
 
-/// A request as the service reads it: the method, the path without the query, the
-/// query arguments and the headers (names in lower case).
-struct Request: Sendable {
-    var method: String
-    var path: String
-    var query: [String: String] = [:]
-    var headers: [String: String] = [:]
-
-    func header(_ name: String) -> String? { headers[name.lowercased()] }
-
-    /// The declared body length, when there is one.
-    var contentLength: Int64? { header("content-length").flatMap { Int64($0.trimmingCharacters(in: .whitespaces)) } }
-
-    var isChunked: Bool { header("transfer-encoding")?.lowercased().contains("chunked") ?? false }
-
-    /// Whether a body follows the headers.
-    var hasBody: Bool { isChunked || (contentLength ?? 0) > 0 }
-
-    /// The media type of `Content-Type` in lower case, without parameters.
-    var mediaType: String? {
-        header("content-type").map {
-            $0.split(separator: ";", maxSplits: 1).first.map { $0.trimmingCharacters(in: .whitespaces).lowercased() } ?? ""
-        }
-    }
-}
-
 /// What the service answers: status, headers and a body held in memory or read from a file.
 struct HTTPResponse: Sendable {
     enum Body: Sendable {
@@ -88,34 +62,6 @@ struct HTTPResponse: Sendable {
         case 500: return "Internal Server Error"
         case 503: return "Service Unavailable"
         default: return "Status \(status)"
-        }
-    }
-}
-
-/// How a report is answered, chosen by `Accept`: JSON unless the client asks for
-/// `text/plain` (a summary for a terminal) or `application/xml` (JUnit for CI).
-enum ReportFormat: String, Sendable {
-    case json, text, junit
-
-    static func negotiate(accept: String?) -> ReportFormat {
-        guard let accept else { return .json }
-        for item in accept.split(separator: ",") {
-            let type = item.split(separator: ";").first.map { $0.trimmingCharacters(in: .whitespaces).lowercased() } ?? ""
-            switch type {
-            case "application/json", "*/*", "application/*": return .json
-            case "text/plain": return .text
-            case "application/xml", "text/xml", "application/junit+xml": return .junit
-            default: continue
-            }
-        }
-        return .json
-    }
-
-    var contentType: String {
-        switch self {
-        case .json: return "application/json"
-        case .text: return "text/plain; charset=utf-8"
-        case .junit: return "application/xml; charset=utf-8"
         }
     }
 }
