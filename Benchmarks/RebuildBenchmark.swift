@@ -1,70 +1,97 @@
 import Foundation
 import MigrationCore
 
-/// `preflight-bench rebuild [--rows 1000000] [--runs 3] [--journal-mode delete|wal]`
+/// `preflight-bench rebuild [--rows 1000000] [--runs 3] [--modes delete,wal,wal-normal]`
 ///
 /// Prints, from one run, side by side: the chunked, resumable rebuild (the `Migrator`
 /// running a one-step `rebuild` plan) at `batch_rows` 500, 2,000 and 10,000, as a ratio
 /// to the same change done by the `sqlite3` CLI in one transaction (the documented
 /// CREATE new / INSERT ... SELECT / DROP / RENAME / CREATE INDEX procedure). Each figure
-/// is the median of `--runs` runs, each on a fresh copy of the same file; the runs of
-/// the four variants are interleaved so that drift of the machine hits them alike.
-/// Besides the time: the swap transaction alone, the batches, and the peak size of the
-/// database's files (main + journal/WAL, sampled every 2 ms) against the file's size.
+/// is the median of `--runs` runs, each on a fresh copy of the same file, the four
+/// variants interleaved so that drift of the machine hits them alike.
 ///
-/// The table: `notes(id INTEGER PRIMARY KEY, title TEXT ~60 chars, body TEXT ~40 chars,
-/// updated_at INTEGER)` with one index, about 110 MB of rows at a million. The change: a
-/// rebuild that makes `title` NOT NULL and adds a `category` column. The library's
-/// defaults on both sides (Debian's: `secure_delete` on, `synchronous` FULL).
+/// Besides the time: the swap transaction alone, the batches (copy and purge), the peak
+/// size of the database's files (main + journal/WAL, sampled every 2 ms) against the
+/// file's size, and what one tiny committed transaction costs on this disk in that mode
+/// (the fixed price of every batch, which the one-transaction copy pays once).
+///
+/// Modes, both sides alike: `delete` (rollback journal, the library's `synchronous`
+/// FULL), `wal` (WAL, FULL: Android's profile) and `wal-normal` (WAL, NORMAL: the iOS
+/// profile). `secure_delete` is the library's default (on in Debian's build, as on
+/// Android). The table: `notes(id INTEGER PRIMARY KEY, title TEXT ~60 chars, body TEXT
+/// ~40 chars, updated_at INTEGER)` with one index, about 110 MB of rows at a million; the
+/// change makes `title` NOT NULL and adds a `category` column.
 func runRebuildBenchmark(arguments: [String]) throws {
     let rows = RebuildBench.integer(arguments, "--rows") ?? 1_000_000
     let runs = max(1, RebuildBench.integer(arguments, "--runs") ?? 3)
-    let journalMode = RebuildBench.string(arguments, "--journal-mode") ?? "delete"
+    let names = (RebuildBench.string(arguments, "--modes") ?? "delete,wal,wal-normal").split(separator: ",").map(String.init)
+    let modes = try names.map { name in
+        guard let mode = RebuildBench.Mode(rawValue: name) else {
+            throw RebuildBenchmarkFailure("unknown mode \(name); use delete, wal or wal-normal")
+        }
+        return mode
+    }
     let root = NSTemporaryDirectory() + "/preflight-rebuild-bench-\(getpid())"
     try FileManager.default.createDirectory(atPath: root, withIntermediateDirectories: true)
     defer { try? FileManager.default.removeItem(atPath: root) }
-
-    let base = root + "/base.db"
-    print("making \(rows) rows ...")
-    try RebuildBench.makeDatabase(base, rows: rows, journalMode: journalMode)
-    let bytes = RebuildBench.size(base)
-    print("database: \(rows) rows, \(bytes / 1_000_000) MB, journal_mode=\(journalMode); median of \(runs) runs each")
-
-    let batchSizes = [500, 2_000, 10_000]
-    var cli: [RebuildBench.Measurement] = []
-    var chunked: [Int: [RebuildBench.Measurement]] = [:]
-    for run in 1...runs {
-        let copy = root + "/run.db"
-        try RebuildBench.fresh(copy, from: base)
-        cli.append(try RebuildBench.oneTransaction(copy))
-        for batchRows in batchSizes {
-            try RebuildBench.fresh(copy, from: base)
-            chunked[batchRows, default: []].append(try RebuildBench.chunkedRebuild(copy, batchRows: batchRows))
-        }
-        print("  run \(run): sqlite3 \(RebuildBench.seconds(cli.last!.seconds)), "
-            + batchSizes.map { "\($0): \(RebuildBench.seconds(chunked[$0]!.last!.seconds))" }.joined(separator: ", "))
+    for mode in modes {
+        try RebuildBench.compare(root: root, rows: rows, runs: runs, mode: mode)
     }
-
-    let cliMedian = RebuildBench.median(cli)
-    print("")
-    print("sqlite3 CLI, one transaction:   \(RebuildBench.seconds(cliMedian.seconds))  1.00x"
-        + "   peak files \(cliMedian.peakBytes / 1_000_000) MB (\(RebuildBench.ratio(Double(cliMedian.peakBytes) / Double(bytes))) of the file)")
-    for batchRows in batchSizes {
-        let median = RebuildBench.median(chunked[batchRows]!)
-        let label = "chunked, batch_rows \(batchRows):".padding(toLength: 31, withPad: " ", startingAt: 0)
-        print("\(label) \(RebuildBench.seconds(median.seconds))  \(RebuildBench.ratio(median.seconds / cliMedian.seconds))"
-            + "   peak files \(median.peakBytes / 1_000_000) MB (\(RebuildBench.ratio(Double(median.peakBytes) / Double(bytes))) of the file)"
-            + "   swap \(median.swapMs ?? 0) ms, \(median.batches ?? 0) batches (copy and purge)")
-    }
-    print("target: at most 1.30x at batch_rows 2000")
 }
 
 private enum RebuildBench {
+    enum Mode: String {
+        case delete, wal, walNormal = "wal-normal"
+
+        var journalMode: String { self == .delete ? "delete" : "wal" }
+        /// nil: the library's default (FULL).
+        var synchronous: String? { self == .walNormal ? "NORMAL" : nil }
+    }
+
     struct Measurement {
         var seconds: Double
         var peakBytes: Int64
         var swapMs: Int?
         var batches: Int?
+    }
+
+    static let batchSizes = [500, 2_000, 10_000]
+
+    static func compare(root: String, rows: Int, runs: Int, mode: Mode) throws {
+        let base = root + "/base.db"
+        try? FileManager.default.removeItem(atPath: base)
+        try makeDatabase(base, rows: rows, mode: mode)
+        let bytes = size(base)
+        print("\ndatabase: \(rows) rows, \(bytes / 1_000_000) MB; journal_mode=\(mode.journalMode), "
+            + "synchronous=\(mode.synchronous ?? "FULL"), secure_delete the library's default; median of \(runs) runs")
+
+        var cli: [Measurement] = []
+        var chunked: [Int: [Measurement]] = [:]
+        let copy = root + "/run.db"
+        for run in 1...runs {
+            try fresh(copy, from: base)
+            cli.append(try oneTransaction(copy, mode: mode))
+            for batchRows in batchSizes {
+                try fresh(copy, from: base)
+                chunked[batchRows, default: []].append(try chunkedRebuild(copy, batchRows: batchRows, mode: mode))
+            }
+            print("  run \(run): sqlite3 \(seconds(cli[run - 1].seconds)), "
+                + batchSizes.map { "\($0): \(seconds(chunked[$0]![run - 1].seconds))" }.joined(separator: ", "))
+        }
+        let commitMs = try commitLatency(root + "/probe.db", mode: mode)
+        print("  one tiny committed transaction here, same mode: \(String(format: "%.1f", commitMs)) ms (median of 50)")
+
+        let baseline = median(cli)
+        print("  sqlite3 CLI, one transaction:   \(seconds(baseline.seconds))  1.00x"
+            + "   peak files \(baseline.peakBytes / 1_000_000) MB (\(ratio(Double(baseline.peakBytes) / Double(bytes))) the file)")
+        for batchRows in batchSizes {
+            let median = median(chunked[batchRows]!)
+            let label = "chunked, batch_rows \(batchRows):".padding(toLength: 31, withPad: " ", startingAt: 0)
+            print("  \(label) \(seconds(median.seconds))  \(ratio(median.seconds / baseline.seconds))"
+                + "   peak files \(median.peakBytes / 1_000_000) MB (\(ratio(Double(median.peakBytes) / Double(bytes))) the file)"
+                + "   swap \(median.swapMs ?? 0) ms, \(median.batches ?? 0) batches")
+        }
+        print("  target: at most 1.30x at batch_rows 2000")
     }
 
     static let schema = """
@@ -75,9 +102,9 @@ private enum RebuildBench {
         "id INTEGER PRIMARY KEY, title TEXT NOT NULL, body TEXT, category TEXT NOT NULL DEFAULT 'none', updated_at INTEGER NOT NULL"
     static let select = "id, coalesce(title, ''), body, 'uncategorized', updated_at"
 
-    static func makeDatabase(_ path: String, rows: Int, journalMode: String) throws {
+    static func makeDatabase(_ path: String, rows: Int, mode: Mode) throws {
         let db = try Connection(path: path, create: true)
-        try db.execute("PRAGMA journal_mode = \(journalMode)")
+        try db.execute("PRAGMA journal_mode = \(mode.journalMode)")
         try db.execute("BEGIN")
         try db.execute(schema)
         // Titles of 50-70 characters, bodies of 30-50, timestamps out of key order.
@@ -93,8 +120,9 @@ private enum RebuildBench {
     }
 
     /// The documented 12-step procedure in one transaction, run by the sqlite3 CLI.
-    static func oneTransaction(_ path: String) throws -> Measurement {
+    static func oneTransaction(_ path: String, mode: Mode) throws -> Measurement {
         let script = """
+            \(mode.synchronous.map { "PRAGMA synchronous = \($0);" } ?? "")
             PRAGMA foreign_keys = OFF;
             BEGIN;
             CREATE TABLE new_notes(\(newColumns));
@@ -126,7 +154,7 @@ private enum RebuildBench {
     }
 
     /// The same change as a one-step `rebuild` plan run by the `Migrator`.
-    static func chunkedRebuild(_ path: String, batchRows: Int) throws -> Measurement {
+    static func chunkedRebuild(_ path: String, batchRows: Int, mode: Mode) throws -> Measurement {
         let document = """
             {"name": "bench", "steps": [
               {"version": 1, "name": "create", "sql": \(jsonString(schema))},
@@ -134,7 +162,8 @@ private enum RebuildBench {
                "select": "\(select)", "batch_rows": \(batchRows)}}]}
             """
         let plan = try PlanDecoder.decode(Array(document.utf8))
-        let migrator = Migrator(plan: plan, settings: MigrationSettings(spaceCheck: .off))
+        let settings = MigrationSettings(spaceCheck: .off, connection: ConnectionSettings(synchronous: mode.synchronous))
+        let migrator = Migrator(plan: plan, settings: settings)
         let finished = FinishedEvent()
         let sampler = PeakSampler(path)
         let start = Date()
@@ -152,19 +181,36 @@ private enum RebuildBench {
     static func check(_ path: String) throws {
         let db = try Connection(path: path)
         let version = try db.userVersion
-        let nulls = try db.integer("SELECT count(*) FROM notes WHERE category <> 'uncategorized'")
+        let other = try db.integer("SELECT count(*) FROM notes WHERE category <> 'uncategorized'")
         let indexes = try db.integer("SELECT count(*) FROM sqlite_schema WHERE type = 'index' AND tbl_name = 'notes'")
-        guard version == 2, nulls == 0, indexes == 1 else {
-            throw RebuildBenchmarkFailure("unexpected result: user_version \(version), \(nulls) rows uncategorized, \(indexes) indexes")
+        let tables = try db.integer("SELECT count(*) FROM sqlite_schema WHERE type = 'table'")
+        guard version == 2, other == 0, indexes == 1, tables == 1 else {
+            throw RebuildBenchmarkFailure(
+                "unexpected result: user_version \(version), \(other) rows not uncategorized, \(indexes) indexes, \(tables) tables")
         }
     }
 
+    /// What one tiny committed transaction costs here (its syncs, mostly).
+    static func commitLatency(_ path: String, mode: Mode) throws -> Double {
+        for suffix in ["", "-journal", "-wal", "-shm"] { try? FileManager.default.removeItem(atPath: path + suffix) }
+        let db = try Connection(path: path, create: true)
+        try db.execute("PRAGMA journal_mode = \(mode.journalMode); CREATE TABLE t(x)")
+        if let synchronous = mode.synchronous { try db.execute("PRAGMA synchronous = \(synchronous)") }
+        var samples: [Double] = []
+        for index in 0..<50 {
+            let start = Date()
+            try db.execute("BEGIN IMMEDIATE; INSERT INTO t VALUES (\(index)); COMMIT")
+            samples.append(Date().timeIntervalSince(start) * 1000)
+        }
+        return samples.sorted()[samples.count / 2]
+    }
+
+    /// A fresh copy of `base` at `path`, on disk before the clock starts: the previous
+    /// run's and the copy's dirty pages would otherwise be written back during the next.
     static func fresh(_ path: String, from base: String) throws {
         for suffix in ["", "-journal", "-wal", "-shm"] { try? FileManager.default.removeItem(atPath: path + suffix) }
         try FileManager.default.copyItem(atPath: base, toPath: path)
-        for suffix in ["-wal"] where FileManager.default.fileExists(atPath: base + suffix) {
-            try FileManager.default.copyItem(atPath: base + suffix, toPath: path + suffix)
-        }
+        sync()
     }
 
     static func size(_ path: String) -> Int64 {
