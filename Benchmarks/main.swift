@@ -2,11 +2,13 @@
 // run, never absolute thresholds. Build with -c release:
 //
 //     swift run -c release preflight-bench rebuild   # chunked rebuild vs the sqlite3 CLI
+//     swift run -c release preflight-bench space     # a rebuild with and without the space VFS
 //     swift run -c release preflight-bench upload    # upload throughput, memory, /healthz
 import Foundation
 
 let benchmarks: [String: ([String]) throws -> Void] = [
     "rebuild": runRebuildBenchmark,
+    "space": runSpaceBenchmark,
     "upload": runUploadBenchmark,
 ]
 

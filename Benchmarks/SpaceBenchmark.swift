@@ -1,0 +1,178 @@
+import Foundation
+import MigrationCore
+
+/// `preflight-bench space [--rows 1000000] [--runs 3] [--journal-mode delete|wal] [--batch-rows 2000]`
+///
+/// Prints, from one run, the cost of the space VFS (issue 4): the same 1,000,000-row
+/// rebuild (a one-step `rebuild` plan run by the `Migrator` in this process) with the
+/// shim (`SpaceVFSMeter` registered on a stats file, every file of the database counted
+/// and checked against an unlimited quota) and without it (SQLite's own VFS), each on a
+/// fresh copy of the same ~110 MB file. Median of `--runs` runs each, the two kinds
+/// interleaved (ABBA) so that drift of the machine hits both alike. Target: the shim at
+/// most 1.05x.
+///
+/// Both sides run the space estimate (the Migrator's default `space_check`); its time is
+/// printed apart, from the step's events, with the estimate against the shim's measured
+/// peak growth.
+func runSpaceBenchmark(arguments: [String]) throws {
+    let rows = SpaceBench.integer(arguments, "--rows") ?? 1_000_000
+    let runs = max(1, SpaceBench.integer(arguments, "--runs") ?? 3)
+    let batchRows = SpaceBench.integer(arguments, "--batch-rows") ?? 2_000
+    let modes = SpaceBench.string(arguments, "--journal-mode").map { [$0] } ?? ["delete"]
+    let root = NSTemporaryDirectory() + "/preflight-space-bench-\(getpid())"
+    try FileManager.default.createDirectory(atPath: root, withIntermediateDirectories: true)
+    defer { try? FileManager.default.removeItem(atPath: root) }
+    for mode in modes {
+        try SpaceBench.compare(root: root, rows: rows, runs: runs, batchRows: batchRows, journalMode: mode)
+    }
+}
+
+private enum SpaceBench {
+    struct Measurement {
+        var seconds: Double
+        var estimateMs: Int?
+        var estimatedBytes: Int64?
+        var peakGrowthBytes: Int64?
+    }
+
+    static func compare(root: String, rows: Int, runs: Int, batchRows: Int, journalMode: String) throws {
+        let base = root + "/base.db"
+        try? FileManager.default.removeItem(atPath: base)
+        print("making \(rows) rows ...")
+        try makeDatabase(base, rows: rows, journalMode: journalMode)
+        print("\ndatabase: \(rows) rows, \(size(base) / 1_000_000) MB, journal_mode=\(journalMode), batch_rows \(batchRows); "
+            + "the same rebuild without and with the space VFS, median of \(runs) runs each, interleaved")
+        let plan = try PlanDecoder.decode(Array(planDocument(batchRows: batchRows).utf8))
+
+        var plain: [Measurement] = []
+        var metered: [Measurement] = []
+        for run in 1...runs {
+            // ABBA: which goes first alternates, so that neither always runs on a warmer machine.
+            let order = run % 2 == 1 ? [false, true] : [true, false]
+            for withShim in order {
+                let copy = root + "/run.db"
+                try fresh(copy, from: base)
+                let measurement = try rebuild(copy, plan: plan, statsPath: withShim ? root + "/run.stats" : nil)
+                if withShim { metered.append(measurement) } else { plain.append(measurement) }
+            }
+            print("  run \(run): without \(seconds(plain[run - 1].seconds)), with the shim \(seconds(metered[run - 1].seconds))")
+        }
+        let without = median(plain)
+        let with = median(metered)
+        print("SQLite's VFS:    \(seconds(without.seconds))  1.00x   (estimate \(without.estimateMs.map(String.init) ?? "?") ms of it)")
+        print("space VFS shim:  \(seconds(with.seconds))  \(String(format: "%.3fx", with.seconds / without.seconds))"
+            + "   (estimate \(with.estimateMs.map(String.init) ?? "?") ms of it)")
+        if let estimated = with.estimatedBytes, let measured = with.peakGrowthBytes, measured > 0 {
+            print("step space: estimated \(estimated / 1_000) kB, measured peak growth \(measured / 1_000) kB "
+                + "(\(String(format: "%.2fx", Double(estimated) / Double(measured))))")
+        }
+        print("target: the shim at most 1.05x")
+    }
+
+    /// The table of the rebuild benchmark: `notes(id, title ~60, body ~40, updated_at)`
+    /// with an index on `updated_at`, about 110 MB at a million rows.
+    static let schema = """
+        CREATE TABLE notes(id INTEGER PRIMARY KEY, title TEXT, body TEXT, updated_at INTEGER NOT NULL);
+        CREATE INDEX idx_notes_updated ON notes(updated_at);
+        """
+
+    static func planDocument(batchRows: Int) -> String {
+        """
+        {"name": "space-bench", "steps": [
+          {"version": 1, "name": "create", "sql": ["CREATE TABLE notes(id INTEGER PRIMARY KEY, title TEXT, body TEXT, updated_at INTEGER NOT NULL)", "CREATE INDEX idx_notes_updated ON notes(updated_at)"]},
+          {"version": 2, "name": "rebuild", "rebuild": {"table": "notes",
+           "columns": "id INTEGER PRIMARY KEY, title TEXT NOT NULL, body TEXT, category TEXT NOT NULL DEFAULT 'none', updated_at INTEGER NOT NULL",
+           "select": "id, coalesce(title, ''), body, 'uncategorized', updated_at", "batch_rows": \(batchRows)}}]}
+        """
+    }
+
+    static func makeDatabase(_ path: String, rows: Int, journalMode: String) throws {
+        let db = try Connection(path: path, create: true)
+        try db.execute("PRAGMA journal_mode = \(journalMode)")
+        try db.execute("BEGIN")
+        try db.execute(schema)
+        try db.execute("""
+            WITH RECURSIVE n(i) AS (SELECT 1 UNION ALL SELECT i + 1 FROM n WHERE i < \(rows))
+            INSERT INTO notes
+            SELECT i, substr('Title ' || i || ' ' || hex(randomblob(40)), 1, 50 + i % 21),
+                   substr('Body ' || hex(randomblob(30)), 1, 30 + i % 21), 1600000000 + (i * 7919) % 100000000
+            FROM n
+            """)
+        try db.execute("PRAGMA user_version = 1")
+        try db.execute("COMMIT")
+    }
+
+    /// One rebuild by the `Migrator`; with a stats path, through the space VFS.
+    static func rebuild(_ path: String, plan: Plan, statsPath: String?) throws -> Measurement {
+        var meter: SpaceVFSMeter?
+        if let statsPath {
+            try? FileManager.default.removeItem(atPath: statsPath)
+            guard SpaceStats.create(path: statsPath, quotaBytes: nil) == 0 else {
+                throw SpaceBenchFailure("cannot create the stats file \(statsPath)")
+            }
+            meter = try SpaceVFSMeter(statsPath: statsPath)
+        }
+        let migrator = Migrator(plan: plan, settings: MigrationSettings(), spaceMeter: meter)
+        let events = StepEvents()
+        let start = Date()
+        let ending = migrator.migrate(databaseAt: path) { event in events.record(event) }
+        let seconds = Date().timeIntervalSince(start)
+        guard ending == .reached(version: 2) else { throw SpaceBenchFailure("the rebuild ended \(ending)") }
+        let db = try Connection(path: path)
+        guard try db.integer("SELECT count(*) FROM notes WHERE category = 'uncategorized'") > 0 else {
+            throw SpaceBenchFailure("the rebuild left no rows")
+        }
+        return Measurement(
+            seconds: seconds, estimateMs: events.estimateMs, estimatedBytes: events.finished?.estimatedBytes,
+            peakGrowthBytes: events.finished?.space?.peakGrowthBytes)
+    }
+
+    /// A fresh copy of `base` at `path`, on disk before the clock starts.
+    static func fresh(_ path: String, from base: String) throws {
+        for suffix in ["", "-journal", "-wal", "-shm"] { try? FileManager.default.removeItem(atPath: path + suffix) }
+        try FileManager.default.copyItem(atPath: base, toPath: path)
+        sync()
+    }
+
+    static func size(_ path: String) -> Int64 {
+        ((try? FileManager.default.attributesOfItem(atPath: path)[.size]) as? NSNumber)?.int64Value ?? 0
+    }
+
+    static func median(_ measurements: [Measurement]) -> Measurement {
+        measurements.sorted { $0.seconds < $1.seconds }[measurements.count / 2]
+    }
+
+    static func seconds(_ value: Double) -> String { String(format: "%6.2f s", value) }
+
+    static func integer(_ arguments: [String], _ name: String) -> Int? {
+        string(arguments, name).flatMap { Int($0) }
+    }
+
+    static func string(_ arguments: [String], _ name: String) -> String? {
+        guard let index = arguments.firstIndex(of: name), index + 1 < arguments.count else { return nil }
+        return arguments[index + 1]
+    }
+}
+
+/// The step's events: when it started (after its estimate) and how it finished.
+private final class StepEvents: @unchecked Sendable {
+    var finished: MigrationEvent?
+    /// From the step's start to its `stepStarted` event: the estimate.
+    var estimateMs: Int?
+    private var opened: Int?
+
+    func record(_ event: MigrationEvent) {
+        switch event.event {
+        case .opened: opened = event.atMs
+        case .stepStarted where event.version == 2:
+            if let at = event.atMs, let opened { estimateMs = at - opened }
+        case .stepFinished where event.version == 2: finished = event
+        default: break
+        }
+    }
+}
+
+private struct SpaceBenchFailure: Error, CustomStringConvertible {
+    var description: String
+    init(_ description: String) { self.description = description }
+}

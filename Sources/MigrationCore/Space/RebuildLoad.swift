@@ -1,0 +1,196 @@
+import CSQLite
+
+/// The transactions of a `rebuild` step (TableRebuild), in pages:
+///
+/// 1. create: the new table (and the progress table) in one small transaction;
+/// 2. copy: `batch_rows` old keys per transaction, appended to the new table; the new
+///    table's own UNIQUE/PRIMARY KEY indexes fill as the rows come;
+/// 3. swap: one transaction drops the old table's indexes (secure_delete zeroes their
+///    pages), renames both tables and builds the new indexes, which reuse the freed pages
+///    first, each with its sort;
+/// 4. purge: the old table is deleted `batch_rows` rows per transaction, then dropped.
+///
+/// The new table's size is measured, not assumed: one query evaluates the step's
+/// `select` (and `where`) over the old rows (a sample of them when there are more than
+/// 20,000) and adds up the new rows' cells and every new index's entries, with the new
+/// table's column affinities, found by creating its definition in a scratch in-memory
+/// database. The old table itself is not read whole (no dbstat): its rows are counted
+/// from the sample's density, its size from the sampled old rows.
+struct RebuildLoad {
+    let probe: SpaceProbe
+    let rebuild: Rebuild
+
+    /// Adds the step's transactions to `simulation`; false when the old table is missing.
+    func run(in simulation: inout SpaceSimulation) throws(SQLiteError) -> Bool {
+        let connection = probe.connection
+        guard let old = try SpaceProbe.table(rebuild.table, in: connection) else { return false }
+        let oldIndexes = try probe.sizes.indexes(of: old.name)
+        let batchRows = Int64(max(1, rebuild.batchRows))
+        // A large table is sampled, not read whole: not even by dbstat (see measure).
+        var qualified = old
+        qualified.rowidExpression = old.rowidExpression.map { "\(old.quotedName).\($0)" }
+        let sample = try probe.sample(of: qualified)
+
+        // The new table's shape, from its definition in a scratch database.
+        let scratch = try Connection(path: ":memory:")
+        try scratch.execute(
+            "CREATE TABLE \(old.quotedName)(\(rebuild.columns))\(rebuild.options.map { " " + $0 } ?? "")")
+        guard let new = try SpaceProbe.table(old.name, in: scratch) else { return false }
+        let automatic = try SpaceProbe.indexes(of: old.name, in: scratch)
+        for sql in rebuild.indexes ?? oldIndexes.compactMap(\.sql) { try? scratch.execute(sql) }
+        let built = try SpaceProbe.indexes(of: old.name, in: scratch).filter { index in
+            !automatic.contains { $0.name == index.name }
+        }
+        let measured = try measure(old: qualified, sample: sample, new: new, indexes: automatic + built)
+        let oldRows = measured.oldRows
+        let oldPages = measured.oldPages
+        let usable = probe.geometry.usableSize
+        let newPages = RecordSize.pages(
+            cellBytes: measured.cellBytes, cells: measured.rows, usable: usable,
+            fill: new.withoutRowid ? PageFill.random : PageFill.appended, indexFormat: new.withoutRowid) + 1
+        let automaticPages = automatic.indices.map { offset in
+            RecordSize.pages(
+                cellBytes: measured.indexes[offset].cellBytes, cells: measured.indexes[offset].entries, usable: usable,
+                fill: PageFill.random, indexFormat: true) + 1
+        }
+        let builds = built.indices.map { IndexBuild(sums: measured.indexes[automatic.count + $0], usable: usable) }
+        // A resumed copy has part of the new table already.
+        let existingNew = try probe.sizes.size(of: TableRebuild.newPrefix + old.name).pages
+
+        let droppedIndexes = try oldIndexes.filter { $0.sql != nil }.map { (index) throws(SQLiteError) in
+            (index.name, try probe.sizes.size(of: index.name).pages)
+        }
+        let schemaPages = try probe.sizes.schemaPages()
+        // 1. create
+        simulation.transaction { load in
+            load.statement(journaled: true)
+            load.touch(3)
+            load.allocate(2 + Int64(automatic.count))
+        }
+        // 2. copy
+        let copyBatches = max(1, (oldRows + batchRows - 1) / batchRows)
+        let toCopy = max(0, newPages - existingNew)
+        simulation.transactions(copyBatches) { load, batch, batches in
+            load.statement(journaled: true)
+            load.rewrite(2, of: "new")
+            load.touch(2)
+            load.allocate(share(toCopy, batch, batches))
+            for (offset, pages) in automaticPages.enumerated() {
+                let entries = share(measured.indexes[offset].entries, batch, batches)
+                load.rewrite(min(entries, pages * batch / batches), of: automatic[offset].name)
+                load.allocate(share(pages, batch, batches))
+            }
+        }
+        // 3. swap
+        simulation.transaction { load in
+            for (name, pages) in droppedIndexes {
+                load.statement(journaled: true)
+                load.touch(1)
+                load.free(pages, of: name)
+            }
+            load.statement(journaled: true)
+            load.touch(schemaPages)
+            for build in builds {
+                load.statement(journaled: true)
+                load.touch(1)
+                build.add(to: &load)
+            }
+            load.statement(journaled: false)
+            load.touch(3 + Int64((rebuild.triggers?.count ?? 0)))
+        }
+        // 4. purge
+        let oldAutomatic = oldIndexes.filter { $0.sql == nil }.map(\.name)
+        let purgeBatches = max(1, (oldRows + batchRows - 1) / batchRows)
+        let oldAutomaticPages = oldAutomatic.map { (try? probe.sizes.size(of: $0).pages) ?? 0 }
+        simulation.transactions(purgeBatches) { load, batch, batches in
+            load.statement(journaled: false)
+            load.touch(2)
+            load.free(share(oldPages, batch, batches) + 2, of: old.name)
+            for (offset, name) in oldAutomatic.enumerated() {
+                load.free(min(oldAutomaticPages[offset], share(oldAutomaticPages[offset], batch, batches) + 2), of: name)
+            }
+        }
+        return true
+    }
+
+    /// Measured over the old rows (all of them, or a sample): the old table's rows and
+    /// pages, the rows copied, their cells, and the entries of each new index.
+    private struct Measured {
+        var oldRows: Int64
+        var oldPages: Int64
+        var rows: Int64
+        var cellBytes: Int64
+        var indexes: [SpaceProbe.IndexSums]
+    }
+
+    private func measure(
+        old: SpaceProbe.Table, sample: SpaceProbe.Sample?, new: SpaceProbe.Table, indexes: [SpaceProbe.Index]
+    ) throws(SQLiteError) -> Measured {
+        let insertable = new.insertable
+        let width = try probe.connection.prepare("SELECT \(rebuild.select) FROM \(old.quotedName) LIMIT 0").columnCount
+        guard width == insertable.count else {
+            throw SQLiteError(
+                code: SQLITE_ERROR,
+                message: "the rebuild's select gives \(width) values for \(insertable.count) columns")
+        }
+        let key = "_preflight_key"
+        let filtered = "_preflight_kept"
+        let inner = (0..<width).map { "c\($0)" } + [key, filtered, "_preflight_old"]
+        let values = insertable.enumerated().map { offset, column in
+            SpaceProbe.stored("c\(offset)", in: column) + " AS " + SQLText.quote(column.name)
+        } + [key, filtered, "_preflight_old"]
+        var shape = new
+        // A new rowid table without INTEGER PRIMARY KEY numbers its rows afresh: about
+        // the old rowids' size.
+        shape.rowidExpression = key
+        // Every old row read counts (for the old table's size); the new rows are those kept.
+        let kept = { (term: String) in "CASE WHEN \(filtered) THEN \(term) END" }
+        var terms = [
+            "count(*)", "sum(_preflight_old)", "count(\(kept("1")))",
+            "sum(\(kept("\(RecordSizeFunctions.cellSize)(\(shape.cellArguments { SQLText.quote($0.name) }))")))",
+        ]
+        terms += indexes.map { index in
+            let arguments = SpaceProbe.entryArguments(index, of: shape).joined(separator: ", ")
+            let when = "\(filtered)\(index.condition.map { " AND (\($0))" } ?? "")"
+            return """
+                count(CASE WHEN \(when) THEN 1 END), \
+                sum(CASE WHEN \(when) THEN \(RecordSizeFunctions.cellSize)(1, NULL, \(arguments)) END), \
+                sum(CASE WHEN \(when) THEN \(RecordSizeFunctions.recordSize)(\(arguments)) END)
+                """
+        }
+        let oldCell = "\(RecordSizeFunctions.cellSize)(\(old.cellArguments { SQLText.quote($0.name) }))"
+        let sql = """
+            WITH _preflight_s0(\(inner.joined(separator: ", "))) AS (\
+            SELECT \(rebuild.select), \(old.rowidExpression ?? "NULL"), \(rebuild.filter.map { "CASE WHEN (\($0)) THEN 1 ELSE 0 END" } ?? "1"), \(oldCell) \
+            FROM \(old.quotedName)\(sample.map { " WHERE " + $0.condition } ?? "")), \
+            _preflight_s AS (SELECT \(values.joined(separator: ", ")) FROM _preflight_s0) \
+            SELECT \(terms.joined(separator: ", ")) FROM _preflight_s
+            """
+        let sums = try probe.measure(sql)
+        guard sums.count == 4 + indexes.count * 3 else {
+            throw SQLiteError(code: SQLITE_ERROR, message: "unexpected measurement")
+        }
+        let indexSums = indexes.indices.map { SpaceProbe.indexSums(sums, at: 4 + $0 * 3, sample: sample) }
+        let usable = probe.geometry.usableSize
+        guard let sample else {
+            // Read whole: the old table's size from dbstat (cheap for a small table).
+            let size = try probe.sizes.size(of: old.name)
+            return Measured(oldRows: sums[0], oldPages: size.pages, rows: sums[2], cellBytes: sums[3], indexes: indexSums)
+        }
+        let oldRows = sample.totalRows
+        // The old table at the fill of rows appended in order, the least it can take; its
+        // pages only pace the purge's batches.
+        let oldPages = RecordSize.pages(
+            cellBytes: sample.bytes(sums[1], over: sums[0]), cells: oldRows,
+            usable: usable, fill: 1, indexFormat: old.withoutRowid)
+        return Measured(
+            oldRows: oldRows, oldPages: oldPages, rows: sample.rows(sums[2]),
+            cellBytes: sample.bytes(sums[3], over: sums[2]), indexes: indexSums)
+    }
+}
+
+/// Batch `batch`'s share of `total` over `batches` batches (the shares add up to `total`).
+private func share(_ total: Int64, _ batch: Int64, _ batches: Int64) -> Int64 {
+    guard batches > 0 else { return total }
+    return total * (batch + 1) / batches - total * batch / batches
+}

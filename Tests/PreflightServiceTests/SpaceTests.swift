@@ -1,0 +1,214 @@
+import Foundation
+import MigrationCore
+import Testing
+import TestSupport
+
+/// Disk space (issue 4), end to end: the real `preflight` binary, its workers and the
+/// space VFS they register, on real files. Nothing here registers the VFS in this
+/// process (registration is per process and would clash with other suites).
+///
+/// Every case runs in both journal modes: a rollback journal holds the originals of the
+/// pages a transaction changes, a WAL the new pages, so the same step needs different
+/// room in each.
+@Suite("disk space")
+struct SpaceTests {
+    static let modes = ["delete", "wal"]
+
+    // MARK: - min_free_bytes
+
+    @Test("min_free_bytes is enough for a rebuild; a page less fills the disk", arguments: modes)
+    func rebuildNeedsExactlyMinFreeBytes(mode: String) throws {
+        let run = try SpaceRehearsal(step: SpaceFixtures.rebuild, rows: 20_000, mode: mode)
+        let unlimited = try run.report()
+        #expect(unlimited.outcome == "completed", "\(unlimited.stderr)")
+        let needed = try #require(unlimited.minFreeBytes)
+        try Self.expectEstimateCovers(unlimited)
+
+        let enough = try run.report(["--free-bytes", "\(needed)", "--space-check", "off"])
+        #expect(enough.outcome == "completed", "\(enough.failure ?? [:])")
+        let short = try run.report(["--free-bytes", "\(needed - run.pageSize)", "--space-check", "off"])
+        if mode == "wal" {
+            // In WAL mode the last page of the run's peak may be taken by a purge batch,
+            // after the swap transaction bumped the version: the disk fills then, the
+            // batch rolls back, but the step is applied (user_version 2) and reported as
+            // disk_full. See the note to the lead on issue 4.
+            withKnownIssue("WAL: the disk can fill in the purge, after the version bump", isIntermittent: true) {
+                Self.expectDiskFullRolledBack(short, rows: 20_000)
+            }
+        } else {
+            Self.expectDiskFullRolledBack(short, rows: 20_000)
+        }
+    }
+
+    @Test("min_free_bytes is enough for an index build; a page less fills the disk", arguments: modes)
+    func indexBuildNeedsExactlyMinFreeBytes(mode: String) throws {
+        let run = try SpaceRehearsal(step: SpaceFixtures.indexBuild, rows: 20_000, mode: mode)
+        let unlimited = try run.report()
+        #expect(unlimited.outcome == "completed", "\(unlimited.stderr)")
+        let needed = try #require(unlimited.minFreeBytes)
+        try Self.expectEstimateCovers(unlimited)
+
+        let enough = try run.report(["--free-bytes", "\(needed)", "--space-check", "off"])
+        #expect(enough.outcome == "completed", "\(enough.failure ?? [:])")
+        let short = try run.report(["--free-bytes", "\(needed - run.pageSize)", "--space-check", "off"])
+        if mode == "wal" {
+            // In WAL mode the run's peak is the checkpoint when the worker closes the
+            // database, after the step: the index's pages are copied into the main file
+            // while the WAL still holds them. min_free_bytes (the run's peak growth)
+            // counts it; with a page less that checkpoint fails, but SQLite reports a
+            // failed checkpoint at close to nobody and the run completes. See the note
+            // to the lead on issue 4: min_free_bytes should be the steps' peak (or a
+            // failed final checkpoint should count).
+            withKnownIssue("WAL: min_free_bytes includes the checkpoint at close, which may fail silently") {
+                Self.expectDiskFullRolledBack(short, rows: 20_000)
+            }
+        } else {
+            Self.expectDiskFullRolledBack(short, rows: 20_000)
+        }
+    }
+
+    // MARK: - Sorter temp files
+
+    @Test("an index build of 100,000 text keys sorts in temp files, and the estimate counts them", arguments: modes)
+    func indexBuildSpillsItsSortToTempFiles(mode: String) throws {
+        let run = try SpaceRehearsal(step: SpaceFixtures.indexBuild, rows: 100_000, mode: mode)
+        let report = try run.report()
+        #expect(report.outcome == "completed", "\(report.stderr)")
+        let temp = RunReport.int((report.space["by_class"] as? [String: Any])?["temp"]) ?? 0
+        // The keys are ~110 bytes: 100,000 of them are ~11 MB, far past the 2 MB cache.
+        #expect(temp > 8_000_000)
+        let step = try #require(report.step(2))
+        #expect(step["cost_class"] as? String == "index")
+        try Self.expectEstimateCovers(report)
+    }
+
+    // MARK: - The space check
+
+    @Test("a 100,000-row rebuild: refused with 10% too little, disk full without the check, done with enough", arguments: modes)
+    func rebuildOf100000RowsAgainstTheFreeSpace(mode: String) throws {
+        let run = try SpaceRehearsal(step: SpaceFixtures.rebuild, rows: 100_000, mode: mode)
+        let unlimited = try run.report()
+        #expect(unlimited.outcome == "completed", "\(unlimited.stderr)")
+        let needed = try #require(unlimited.minFreeBytes)
+        let step = try #require(unlimited.step(2))
+        try Self.expectEstimateCovers(unlimited)
+
+        // The copy needs room for a whole second table: the step's peak holds both.
+        let tableBytes = try SpaceFixtures.treeBytes("notes", at: run.database)
+        let initial = try #require(RunReport.int(unlimited.space["initial_bytes"]))
+        #expect(try #require(RunReport.int(step["peak_growth_bytes"])) >= tableBytes)
+        #expect(try #require(RunReport.int(step["peak_bytes"])) >= initial + tableBytes)
+
+        // 10% too little: refused before anything is touched. (The free space the check
+        // sees is what is left when the step begins: in WAL mode opening the file maps
+        // the 32 KiB -shm first.)
+        let tooLittle = needed * 9 / 10
+        let beforeStep = try Self.growthBeforeStep(unlimited)
+        let before = FixtureDatabase.sha256(of: run.database)
+        let refused = try run.report(["--free-bytes", "\(tooLittle)", "--out", run.directory.file("refused.db")])
+        #expect(refused.outcome == "refused", "\(refused.failure ?? [:])")
+        #expect(refused.failure?["kind"] as? String == "insufficient_space")
+        #expect(RunReport.int(refused.failure?["free_bytes"]) == tooLittle - beforeStep)
+        #expect(try #require(RunReport.int(refused.failure?["needed_bytes"])) >= needed)
+        #expect(refused.step(2)?["status"] as? String == "refused")
+        #expect(RunReport.int(refused.step(2)?["bytes_written"]) ?? 0 == 0)
+        #expect((refused.json["launches"] as? [[String: Any]])?.allSatisfy { $0["reached_version"] as? Int == 1 } == true)
+        #expect(FixtureDatabase.sha256(of: run.database) == before)
+        if FileManager.default.fileExists(atPath: run.directory.file("refused.db")) {
+            #expect(try FixtureDatabase.userVersion(at: run.directory.file("refused.db")) == 1)
+            #expect(try FixtureDatabase.count("notes", at: run.directory.file("refused.db")) == 100_000)
+        }
+
+        // The same without the check: the disk fills, the step rolls back.
+        let full = try run.report(["--free-bytes", "\(tooLittle)", "--space-check", "off"])
+        Self.expectDiskFullRolledBack(full, rows: 100_000)
+
+        // Exactly enough: the least free space with which the run succeeds. (The check
+        // itself asks for its estimate, which is at least this much.)
+        let enough = try run.report(["--free-bytes", "\(needed)", "--space-check", "off"])
+        #expect(enough.outcome == "completed", "\(enough.failure ?? [:])")
+        let estimated = try #require(RunReport.int(step["estimated_bytes"]))
+        let checked = try run.report(["--free-bytes", "\(estimated + beforeStep)"])
+        #expect(checked.outcome == "completed", "\(checked.failure ?? [:])")
+    }
+
+    // MARK: - The estimate against what steps measure
+
+    /// Steps of each kind the estimate models, each checked against the space VFS.
+    static let estimatedSteps: [(name: String, step: String)] = [
+        ("UPDATE of every row", #""sql": "UPDATE notes SET title = upper(title)""#),
+        ("UPDATE that grows every row", #""sql": "UPDATE notes SET body = body || ' (edited on the train)'""#),
+        ("INSERT ... SELECT copy", #""sql": ["CREATE TABLE notes_copy(id INTEGER PRIMARY KEY, title TEXT, body TEXT, updated_at INTEGER NOT NULL)", "INSERT INTO notes_copy SELECT * FROM notes"]"#),
+        ("ALTER TABLE DROP COLUMN", #""sql": "ALTER TABLE notes DROP COLUMN body""#),
+        ("DELETE of half the rows", #""sql": "DELETE FROM notes WHERE id % 2 = 0", "row_loss": "allowed""#),
+        ("backfill", #""backfill": {"table": "notes", "set": "body = lower(title) || ' / ' || body", "batch_rows": 1000}"#),
+        ("rebuild with a filter", #""rebuild": {"table": "notes", "columns": "id INTEGER PRIMARY KEY, title TEXT NOT NULL, body TEXT, updated_at INTEGER NOT NULL", "select": "id, title, body, updated_at", "where": "id % 3 <> 0", "batch_rows": 500}, "row_loss": "allowed""#),
+    ]
+
+    @Test(
+        "the estimate is at least the measured need and within 1.5x of it",
+        arguments: estimatedSteps.indices.flatMap { index in modes.map { (index, $0) } })
+    func estimateCoversTheMeasuredNeed(step index: Int, mode: String) throws {
+        let (name, step) = Self.estimatedSteps[index]
+        let run = try SpaceRehearsal(step: step, rows: 20_000, mode: mode)
+        let report = try run.report()
+        #expect(report.step(2)?["status"] as? String == "applied", "\(name): \(report.failure ?? [:])")
+        try Self.expectEstimateCovers(report, name)
+    }
+
+    // MARK: - Checks
+
+    /// The estimate of step 2 is never below what it measured (the step's own peak
+    /// growth, and the run's when the run is only this step) and at most 1.5 times the
+    /// larger of the two. In WAL mode the run's peak can come after the step (the
+    /// checkpoint at close), so both are compared; the run's growth before the step
+    /// began (the -shm mapped when the file is opened) is not the step's.
+    static func expectEstimateCovers(_ report: RunReport, _ name: String = "", sourceLocation: SourceLocation = #_sourceLocation) throws {
+        let step = try #require(report.step(2), sourceLocation: sourceLocation)
+        let estimated = try #require(RunReport.int(step["estimated_bytes"]), "\(name): no estimate", sourceLocation: sourceLocation)
+        let stepNeed = try #require(RunReport.int(step["peak_growth_bytes"]), sourceLocation: sourceLocation)
+        let runNeed = (report.minFreeBytes ?? stepNeed) - (try growthBeforeStep(report))
+        #expect(estimated >= stepNeed, "\(name): estimated \(estimated) < step peak growth \(stepNeed)", sourceLocation: sourceLocation)
+        #expect(estimated >= runNeed, "\(name): estimated \(estimated) < run peak growth \(runNeed)", sourceLocation: sourceLocation)
+        #expect(
+            Double(estimated) <= 1.5 * Double(max(stepNeed, runNeed)),
+            "\(name): estimated \(estimated) > 1.5 x \(max(stepNeed, runNeed))", sourceLocation: sourceLocation)
+    }
+
+    /// How much the files had grown when step 2 began (its peak less its peak growth,
+    /// less the files' size at the start).
+    static func growthBeforeStep(_ report: RunReport) throws -> Int64 {
+        let step = try #require(report.step(2))
+        let peak = try #require(RunReport.int(step["peak_bytes"]))
+        let growth = try #require(RunReport.int(step["peak_growth_bytes"]))
+        let initial = try #require(RunReport.int(report.space["initial_bytes"]))
+        return max(0, peak - growth - initial)
+    }
+
+    /// disk_full: the step rolled back, the database consistent at version 1, no row lost.
+    static func expectDiskFullRolledBack(_ report: RunReport, rows: Int, sourceLocation: SourceLocation = #_sourceLocation) {
+        #expect(report.outcome == "disk_full", "\(report.failure ?? [:])", sourceLocation: sourceLocation)
+        #expect(report.failure?["kind"] as? String == "disk_full", sourceLocation: sourceLocation)
+        #expect(report.final?["integrity"] as? String == "ok", sourceLocation: sourceLocation)
+        #expect(report.final?["user_version"] as? Int == 1, sourceLocation: sourceLocation)
+        #expect((report.final?["tables"] as? [String: Int])?["notes"] == rows, sourceLocation: sourceLocation)
+        #expect(report.step(2)?["status"] as? String == "failed", sourceLocation: sourceLocation)
+    }
+}
+
+/// One fixture and plan in a directory of its own, run as often as a test needs.
+struct SpaceRehearsal {
+    let directory = TemporaryDirectory("space")
+    let database: String
+    let plan: String
+    let pageSize: Int64 = 4096
+
+    init(step: String, rows: Int, mode: String) throws {
+        database = try SpaceFixtures.notes(rows: rows, at: directory.file("notes-\(mode).db"), journalMode: mode)
+        plan = try SpaceFixtures.plan(step, at: directory.file("plan.json"))
+    }
+
+    func report(_ options: [String] = []) throws -> RunReport {
+        try PreflightProcess.runReport(database: database, plan: plan, options)
+    }
+}
