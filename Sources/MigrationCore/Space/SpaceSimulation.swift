@@ -104,11 +104,14 @@ struct SpaceSimulation {
                 let wal = fileFrames > 0 ? 32 + fileFrames * geometry.walFrameBytes : 0
                 let walGrowth = max(0, wal - geometry.walFileBytes)
                 let shmGrowth = (Self.shmRegions(fileFrames) - Self.shmRegions(geometry.walFileFrames)) * 32_768
-                // While the transaction runs: the WAL and the temp files. At the checkpoint
-                // (the statement journal gone): the WAL and the main file's growth, counted
-                // as soon as it is committed, since the checkpoint that makes it may come at
-                // any later commit or at close.
-                let checkpoint = instant.walFrames == load.walFrames ? max(temp, load.grownPages * page) : temp
+                // While the transaction runs: the WAL and the temp files. At the commit that
+                // triggers an autocheckpoint (the statement journal gone): the WAL and the
+                // main file's growth. The checkpoint when the last connection closes is not
+                // the step's need: on a full disk SQLite skips it silently and keeps the WAL.
+                let checkpointsAtCommit = geometry.autocheckpointFrames > 0
+                    && walPosition + load.walFrames >= geometry.autocheckpointFrames
+                let checkpoint = instant.walFrames == load.walFrames && checkpointsAtCommit
+                    ? max(temp, load.grownPages * page) : temp
                 peakBytes = max(peakBytes, grownBefore * page + walGrowth + shmGrowth + checkpoint)
             }
         }

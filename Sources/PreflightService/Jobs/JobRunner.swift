@@ -216,7 +216,7 @@ private struct JobRun {
             space.peakGrowthBytes = max(0, stats.run.peakTotalBytes - (space.initialBytes ?? 0))
             space.byClass = stats.run.peakBytesByClass
             let reachedTarget = [.completed, .completedAfterKills, .verificationFailed].contains(outcome)
-            space.minFreeBytes = reachedTarget ? space.peakGrowthBytes : nil
+            space.minFreeBytes = reachedTarget ? minimumFreeBytes(initialBytes: space.initialBytes ?? 0) : nil
         }
         if hasWorkCopy {
             space.finalBytes = (fileSize(job.workPath) ?? 0) + (fileSize(job.workPath + "-wal") ?? 0)
@@ -227,6 +227,15 @@ private struct JobRun {
             options: job.options, input: input, launches: launches, steps: ledger.entries, space: space,
             final: final, warnings: warnings,
             timings: Timings(totalMs: milliseconds(ContinuousClock.now - started), uploadMs: job.uploadMs))
+    }
+
+    /// The least free space with which the run succeeds: the highest point any step
+    /// reached. Not the run's own peak: in WAL mode that includes the checkpoint when the
+    /// last connection closes, which SQLite skips silently when the disk is full (the WAL
+    /// stays, the data is safe), so a phone with less space still completes.
+    private func minimumFreeBytes(initialBytes: Int64) -> Int64 {
+        let stepPeak = ledger.entries.compactMap(\.peakBytes).max() ?? initialBytes
+        return max(0, stepPeak - initialBytes)
     }
 
     // MARK: - Files and workers
