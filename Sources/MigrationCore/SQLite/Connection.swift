@@ -81,8 +81,8 @@ public final class Connection {
 
     public var isAutocommit: Bool { sqlite3_get_autocommit(handle) != 0 }
 
-    /// Rows inserted, updated or deleted by statements on this connection so far
-    /// (triggers and foreign key actions excluded).
+    /// Rows inserted, updated or deleted by statements on this connection so far,
+    /// including those their triggers changed (`sqlite3_total_changes64`).
     public var totalChanges: Int64 { sqlite3_total_changes64(handle) }
 
     public var lastInsertRowID: Int64 { sqlite3_last_insert_rowid(handle) }
