@@ -36,6 +36,8 @@ public struct MigrationEvent: Sendable, Codable, Equatable {
     public var space: StepSpace?
     public var outcome: Outcome?
     public var failure: Failure?
+    /// Something the step did not fail for but a person should know (`step_finished`).
+    public var warning: String?
     /// Milliseconds since the migrator started, for every event.
     public var atMs: Int?
 
@@ -48,7 +50,7 @@ public struct MigrationEvent: Sendable, Codable, Equatable {
         case event, version, userVersion = "user_version", applicationID = "application_id"
         case journalMode = "journal_mode", name, stepKind = "kind", costClass = "cost_class"
         case elapsedMs = "elapsed_ms", swapMs = "swap_ms", rows, batches, cursor
-        case estimatedBytes = "estimated_bytes", space, outcome, failure, atMs = "at_ms"
+        case estimatedBytes = "estimated_bytes", space, outcome, failure, warning, atMs = "at_ms"
     }
 }
 

@@ -101,9 +101,12 @@ public final class Migrator {
                 event.cursor = purged.cursor
                 emit(event)
             }
+        } catch where error.isDiskFull {
+            // Clean-up only: the rows are safe; a later launch with room finishes it.
+            connection.rollbackIfNeeded()
         } catch {
-            return .stopped(error.isDiskFull ? .diskFull : .failed, Failure(
-                kind: error.isDiskFull ? Failure.Kind.diskFull : Failure.Kind.sqlError,
+            return .stopped(.failed, Failure(
+                kind: Failure.Kind.sqlError,
                 message: "cannot finish removing the old rows of an applied rebuild: \(error.message)",
                 statement: error.sql, sqliteCode: error.code))
         }
@@ -113,7 +116,8 @@ public final class Migrator {
         while version < target, let step = plan.step(version: version + 1) {
             let context = StepContext(
                 connection: connection, plan: plan, step: step, faults: settings.faults,
-                adoptApplicationID: adoptApplicationID, batchesThisLaunch: batchesThisLaunch, emit: emit)
+                adoptApplicationID: adoptApplicationID, batchesThisLaunch: batchesThisLaunch,
+                spaceMeter: spaceMeter, emit: emit)
             if let stopped = runStep(step, context: context, emit: emit) { return stopped }
             batchesThisLaunch = context.launchBatchCount
             adoptApplicationID = nil
@@ -167,7 +171,10 @@ public final class Migrator {
             finished.batches = work.batches
             finished.swapMs = work.swapMs
             finished.estimatedBytes = estimate
-            finished.space = spaceMeter?.stepSpace()
+            finished.space = work.space ?? spaceMeter?.stepSpace()
+            if work.cleanupPending {
+                finished.warning = "the disk filled while the old table's rows were being removed after step \(step.version) applied; the rows are safe in the new table, and the next launch with room finishes the clean-up"
+            }
             emit(finished)
             return nil
         } catch {

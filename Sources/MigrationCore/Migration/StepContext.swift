@@ -7,6 +7,7 @@ public final class StepContext {
     public let plan: Plan
     public let step: Step
     let faults: FaultInjection
+    private let spaceMeter: SpaceMeter?
     private let emit: (MigrationEvent) -> Void
     /// The application id to write with this step (adopting a file that had 0), if any.
     private let adoptApplicationID: Int32?
@@ -14,8 +15,9 @@ public final class StepContext {
 
     init(
         connection: Connection, plan: Plan, step: Step, faults: FaultInjection, adoptApplicationID: Int32?,
-        batchesThisLaunch: Int, emit: @escaping (MigrationEvent) -> Void
+        batchesThisLaunch: Int, spaceMeter: SpaceMeter?, emit: @escaping (MigrationEvent) -> Void
     ) {
+        self.spaceMeter = spaceMeter
         self.connection = connection
         self.plan = plan
         self.step = step
@@ -49,6 +51,16 @@ public final class StepContext {
         faults.batchesCommitted(batchesThisLaunch)
     }
 
+    /// Ends the step's own space window and opens one for its clean-up (a rebuild's purge
+    /// of the old table, after the version bump), and returns the step's space. What the
+    /// step needs is the room to reach the new version; a clean-up short of room can wait
+    /// for a later launch.
+    func beginCleanup() -> StepSpace? {
+        let space = spaceMeter?.stepSpace()
+        spaceMeter?.beginStep(step.version)
+        return space
+    }
+
     /// Test-only: exits abruptly when the fault plan names `point`.
     public func reached(_ point: FaultInjection.Point) {
         faults.reached(point)
@@ -73,12 +85,19 @@ public struct StepWork: Sendable, Equatable {
     public var rows: Int64?
     public var batches: Int?
     public var swapMs: Int?
+    /// The step's own space, when it was measured before a clean-up (`beginCleanup`).
+    public var space: StepSpace?
+    /// The step applied, but its clean-up ran out of room and waits for a later launch.
+    public var cleanupPending = false
 
-    public init(costClass: CostClass, rows: Int64? = nil, batches: Int? = nil, swapMs: Int? = nil) {
+    public init(
+        costClass: CostClass, rows: Int64? = nil, batches: Int? = nil, swapMs: Int? = nil, space: StepSpace? = nil
+    ) {
         self.costClass = costClass
         self.rows = rows
         self.batches = batches
         self.swapMs = swapMs
+        self.space = space
     }
 }
 

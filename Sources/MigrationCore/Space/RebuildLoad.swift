@@ -8,7 +8,8 @@ import CSQLite
 /// 3. swap: one transaction drops the old table's indexes (secure_delete zeroes their
 ///    pages), renames both tables and builds the new indexes, which reuse the freed pages
 ///    first, each with its sort;
-/// 4. purge: the old table is deleted `batch_rows` rows per transaction, then dropped.
+/// 4. purge: the old table is deleted in batches after the version bump; that is
+///    clean-up, measured apart from the step, so it is not part of the estimate.
 ///
 /// The new table's size is measured, not assumed: one query evaluates the step's
 /// `select` (and `where`) over the old rows (a sample of them when there are more than
@@ -43,7 +44,6 @@ struct RebuildLoad {
         }
         let measured = try measure(old: qualified, sample: sample, new: new, indexes: automatic + built)
         let oldRows = measured.oldRows
-        let oldPages = measured.oldPages
         let usable = probe.geometry.usableSize
         let newPages = RecordSize.pages(
             cellBytes: measured.cellBytes, cells: measured.rows, usable: usable,
@@ -98,18 +98,9 @@ struct RebuildLoad {
             load.statement(journaled: false)
             load.touch(3 + Int64((rebuild.triggers?.count ?? 0)))
         }
-        // 4. purge
-        let oldAutomatic = oldIndexes.filter { $0.sql == nil }.map(\.name)
-        let purgeBatches = max(1, (oldRows + batchRows - 1) / batchRows)
-        let oldAutomaticPages = oldAutomatic.map { (try? probe.sizes.size(of: $0).pages) ?? 0 }
-        simulation.transactions(purgeBatches) { load, batch, batches in
-            load.statement(journaled: false)
-            load.touch(2)
-            load.free(share(oldPages, batch, batches) + 2, of: old.name)
-            for (offset, name) in oldAutomatic.enumerated() {
-                load.free(min(oldAutomaticPages[offset], share(oldAutomaticPages[offset], batch, batches) + 2), of: name)
-            }
-        }
+        // 4. The purge of the old table after the bump is clean-up, not the step's need:
+        // it is measured apart (StepContext.beginCleanup) and waits for a launch with room
+        // when the disk is full.
         return true
     }
 
@@ -117,7 +108,6 @@ struct RebuildLoad {
     /// pages, the rows copied, their cells, and the entries of each new index.
     private struct Measured {
         var oldRows: Int64
-        var oldPages: Int64
         var rows: Int64
         var cellBytes: Int64
         var indexes: [SpaceProbe.IndexSums]
@@ -171,20 +161,12 @@ struct RebuildLoad {
             throw SQLiteError(code: SQLITE_ERROR, message: "unexpected measurement")
         }
         let indexSums = indexes.indices.map { SpaceProbe.indexSums(sums, at: 4 + $0 * 3, sample: sample) }
-        let usable = probe.geometry.usableSize
         guard let sample else {
-            // Read whole: the old table's size from dbstat (cheap for a small table).
-            let size = try probe.sizes.size(of: old.name)
-            return Measured(oldRows: sums[0], oldPages: size.pages, rows: sums[2], cellBytes: sums[3], indexes: indexSums)
+            return Measured(oldRows: sums[0], rows: sums[2], cellBytes: sums[3], indexes: indexSums)
         }
         let oldRows = sample.totalRows
-        // The old table at the fill of rows appended in order, the least it can take; its
-        // pages only pace the purge's batches.
-        let oldPages = RecordSize.pages(
-            cellBytes: sample.bytes(sums[1], over: sums[0]), cells: oldRows,
-            usable: usable, fill: 1, indexFormat: old.withoutRowid)
         return Measured(
-            oldRows: oldRows, oldPages: oldPages, rows: sample.rows(sums[2]),
+            oldRows: oldRows, rows: sample.rows(sums[2]),
             cellBytes: sample.bytes(sums[3], over: sums[2]), indexes: indexSums)
     }
 }

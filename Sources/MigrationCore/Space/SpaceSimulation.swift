@@ -43,6 +43,9 @@ struct SpaceSimulation {
 
     /// Where the next transaction's first frame goes; the WAL file's size in frames.
     private var walPosition: Int64
+    /// WAL mode: pages of growth already copied into the main file by a checkpoint (the
+    /// rest lives in the WAL until the next one).
+    private var checkpointedPages: Int64 = 0
     private var walFileFrames: Int64
     /// Growth of a PERSIST journal file, which stays at its largest.
     private var persistedJournalGrowth: Int64 = 0
@@ -110,15 +113,19 @@ struct SpaceSimulation {
                 // the step's need: on a full disk SQLite skips it silently and keeps the WAL.
                 let checkpointsAtCommit = geometry.autocheckpointFrames > 0
                     && walPosition + load.walFrames >= geometry.autocheckpointFrames
+                let uncheckpointed = grownBefore + load.grownPages - checkpointedPages
                 let checkpoint = instant.walFrames == load.walFrames && checkpointsAtCommit
-                    ? max(temp, load.grownPages * page) : temp
-                peakBytes = max(peakBytes, grownBefore * page + walGrowth + shmGrowth + checkpoint)
+                    ? max(temp, uncheckpointed * page) : temp
+                peakBytes = max(peakBytes, checkpointedPages * page + walGrowth + shmGrowth + checkpoint)
             }
         }
         if geometry.journal == .wal {
             walFileFrames = max(walFileFrames, walPosition + load.walFrames)
             walPosition += load.walFrames
-            if geometry.autocheckpointFrames > 0 && walPosition >= geometry.autocheckpointFrames { walPosition = 0 }
+            if geometry.autocheckpointFrames > 0 && walPosition >= geometry.autocheckpointFrames {
+                walPosition = 0
+                checkpointedPages = grownPages
+            }
         }
     }
 

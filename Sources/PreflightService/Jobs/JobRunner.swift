@@ -225,7 +225,7 @@ private struct JobRun {
             jobID: job.id, outcome: outcome, failure: outcome == .completed || outcome == .completedAfterKills ? nil : failure,
             plan: PlanSummary(name: job.plan.name, sha256: job.plan.sha256, targetVersion: target),
             options: job.options, input: input, launches: launches, steps: ledger.entries, space: space,
-            final: final, warnings: warnings,
+            final: final, warnings: warnings + ledger.warnings,
             timings: Timings(totalMs: milliseconds(ContinuousClock.now - started), uploadMs: job.uploadMs))
     }
 

@@ -5,6 +5,8 @@ import MigrationCore
 /// and as `applied` in the one that finished it.
 struct StepLedger {
     private(set) var entries: [StepReport] = []
+    /// Warnings the steps reported as they finished.
+    private(set) var warnings: [Warning] = []
 
     mutating func record(_ launch: LaunchRecord, spaceAtEnd: SpaceStats?) {
         for event in launch.events {
@@ -31,6 +33,9 @@ struct StepLedger {
                     entry.batches = event.batches ?? entry.batches
                     entry.estimatedBytes = event.estimatedBytes ?? entry.estimatedBytes
                     entry.apply(event.space)
+                }
+                if let warning = event.warning {
+                    warnings.append(Warning(code: "cleanup_pending", step: version, message: warning))
                 }
             case .stepFailed:
                 update(version, launch.number) { entry in

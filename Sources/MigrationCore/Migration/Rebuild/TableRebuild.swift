@@ -45,13 +45,22 @@ struct TableRebuild: StepExecutor {
         }
         try copy(into: newName, from: old, progress: &progress, context)
         let swapMs = try swap(newName, replacing: old, progress: &progress, context)
-        try OldTablePurge(
-            connection: connection, table: OldTablePurge.prefix + old.name, batchRows: rebuild.batchRows
-        ).run(progress: &progress) { (purged) throws(SQLiteError) in
-            context.batchCommitted(rows: purged.rows, batches: purged.batches, cursor: purged.cursor)
-            try context.stopIfFaultedAfterBatch()
+        // The step is applied; what follows is clean-up, measured apart from the step.
+        var work = StepWork(costClass: .rewrite, swapMs: swapMs, space: context.beginCleanup())
+        do {
+            try OldTablePurge(
+                connection: connection, table: OldTablePurge.prefix + old.name, batchRows: rebuild.batchRows
+            ).run(progress: &progress) { (purged) throws(SQLiteError) in
+                context.batchCommitted(rows: purged.rows, batches: purged.batches, cursor: purged.cursor)
+                try context.stopIfFaultedAfterBatch()
+            }
+        } catch where error.isDiskFull {
+            // The batch rolled back; the purge stays pending for a launch with room.
+            work.cleanupPending = true
         }
-        return StepWork(costClass: .rewrite, rows: progress.rows, batches: progress.batches, swapMs: swapMs)
+        work.rows = progress.rows
+        work.batches = progress.batches
+        return work
     }
 
     /// Finishes the purge of an applied rebuild that a killed launch left behind. Call it
