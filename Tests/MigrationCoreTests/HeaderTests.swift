@@ -52,4 +52,23 @@ struct HeaderTests {
 
         #expect(DatabaseHeader.parse(Array(bytes[0..<40]), fileSize: 40) != .empty)
     }
+
+    @Test func aFileLeftMidTransactionWithAHotJournalIsForRecoveryToJudge() throws {
+        let directory = TemporaryDirectory("header")
+        let good = try NotesHistory.database(version: 1, rows: 500, at: directory.file("good.db"))
+        let bytes = [UInt8](FileManager.default.contents(atPath: good) ?? Data())
+        // A launch killed while the file grew: page 1 already says more pages than are written.
+        let cut = directory.file("cut.db")
+        _ = FileManager.default.createFile(atPath: cut, contents: Data(bytes.prefix(bytes.count - 4096)))
+        guard case .invalid = DatabaseHeader.read(path: cut) else {
+            Issue.record("a short file without a journal must be invalid")
+            return
+        }
+        _ = FileManager.default.createFile(atPath: cut + "-journal", contents: Data(repeating: 1, count: 512))
+        guard case .database(let header) = DatabaseHeader.read(path: cut) else {
+            Issue.record("a short file with a hot journal must be left to SQLite's recovery")
+            return
+        }
+        #expect(header.userVersion == 1)
+    }
 }

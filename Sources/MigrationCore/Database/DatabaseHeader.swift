@@ -37,7 +37,12 @@ public enum HeaderReading: Sendable, Equatable {
 }
 
 extension DatabaseHeader {
-    /// Reads and checks the header of the file at `path` (whose size is `fileSize`).
+    /// Reads and checks the header of the file at `path`.
+    ///
+    /// A launch killed mid-transaction can leave the file longer or shorter than its
+    /// header says, with a hot journal beside it that SQLite rolls back when it next opens
+    /// the file. So when `path-journal` is there (not empty), the size checks are left to
+    /// that recovery.
     public static func read(path: String) -> HeaderReading {
         guard let handle = FileHandle(forReadingAtPath: path) else {
             return .invalid("the file cannot be opened for reading")
@@ -46,11 +51,13 @@ extension DatabaseHeader {
         let fileSize = (try? handle.seekToEnd()) ?? 0
         try? handle.seek(toOffset: 0)
         let bytes = [UInt8]((try? handle.read(upToCount: size)) ?? Data())
-        return parse(bytes, fileSize: fileSize)
+        let journal = (try? FileManager.default.attributesOfItem(atPath: path + "-journal"))?[.size] as? UInt64 ?? 0
+        return parse(bytes, fileSize: fileSize, hotJournal: journal > 0)
     }
 
-    /// Checks `bytes` (the file's first bytes, up to 100) of a file of `fileSize` bytes.
-    public static func parse(_ bytes: [UInt8], fileSize: UInt64) -> HeaderReading {
+    /// Checks `bytes` (the file's first bytes, up to 100) of a file of `fileSize` bytes;
+    /// with a `hotJournal` beside the file its size is not checked (recovery restores it).
+    public static func parse(_ bytes: [UInt8], fileSize: UInt64, hotJournal: Bool = false) -> HeaderReading {
         if fileSize == 0 { return .empty }
         guard bytes.count >= size else {
             return .invalid("the file is \(fileSize) bytes, shorter than an SQLite header (100 bytes)")
@@ -81,6 +88,7 @@ extension DatabaseHeader {
             userVersion: Int32(bitPattern: bigEndian32(bytes, 60)),
             applicationID: Int32(bitPattern: bigEndian32(bytes, 68)),
             sqliteVersionNumber: bigEndian32(bytes, 96))
+        if hotJournal { return .database(header) }
         if fileSize % UInt64(pageSize) != 0 {
             return .invalid("the file is \(fileSize) bytes, not a whole number of \(pageSize)-byte pages; it was truncated")
         }
