@@ -60,7 +60,7 @@ private enum RebuildBench {
     static func compare(root: String, rows: Int, runs: Int, mode: Mode) throws {
         let base = root + "/base.db"
         try? FileManager.default.removeItem(atPath: base)
-        try makeDatabase(base, rows: rows, mode: mode)
+        try BenchmarkNotes.makeDatabase(base, rows: rows, journalMode: mode.journalMode)
         let bytes = size(base)
         print("\ndatabase: \(rows) rows, \(bytes / 1_000_000) MB; journal_mode=\(mode.journalMode), "
             + "synchronous=\(mode.synchronous ?? "FULL"), secure_delete the library's default; median of \(runs) runs")
@@ -94,39 +94,13 @@ private enum RebuildBench {
         print("  target: at most 1.30x at batch_rows 2000")
     }
 
-    static let schema = """
-        CREATE TABLE notes(id INTEGER PRIMARY KEY, title TEXT, body TEXT, updated_at INTEGER NOT NULL);
-        CREATE INDEX idx_notes_updated ON notes(updated_at);
-        """
-    static let newColumns =
-        "id INTEGER PRIMARY KEY, title TEXT NOT NULL, body TEXT, category TEXT NOT NULL DEFAULT 'none', updated_at INTEGER NOT NULL"
-    static let select = "id, coalesce(title, ''), body, 'uncategorized', updated_at"
-
-    static func makeDatabase(_ path: String, rows: Int, mode: Mode) throws {
-        let db = try Connection(path: path, create: true)
-        try db.execute("PRAGMA journal_mode = \(mode.journalMode)")
-        try db.execute("BEGIN")
-        try db.execute(schema)
-        // Titles of 50-70 characters, bodies of 30-50, timestamps out of key order.
-        try db.execute("""
-            WITH RECURSIVE n(i) AS (SELECT 1 UNION ALL SELECT i + 1 FROM n WHERE i < \(rows))
-            INSERT INTO notes
-            SELECT i, substr('Title ' || i || ' ' || hex(randomblob(40)), 1, 50 + i % 21),
-                   substr('Body ' || hex(randomblob(30)), 1, 30 + i % 21), 1600000000 + (i * 7919) % 100000000
-            FROM n
-            """)
-        try db.execute("PRAGMA user_version = 1")
-        try db.execute("COMMIT")
-    }
-
-    /// The documented 12-step procedure in one transaction, run by the sqlite3 CLI.
     static func oneTransaction(_ path: String, mode: Mode) throws -> Measurement {
         let script = """
             \(mode.synchronous.map { "PRAGMA synchronous = \($0);" } ?? "")
             PRAGMA foreign_keys = OFF;
             BEGIN;
-            CREATE TABLE new_notes(\(newColumns));
-            INSERT INTO new_notes SELECT \(select) FROM notes;
+            CREATE TABLE new_notes(\(BenchmarkNotes.newColumns));
+            INSERT INTO new_notes SELECT \(BenchmarkNotes.select) FROM notes;
             DROP TABLE notes;
             ALTER TABLE new_notes RENAME TO notes;
             CREATE INDEX idx_notes_updated ON notes(updated_at);
@@ -157,9 +131,9 @@ private enum RebuildBench {
     static func chunkedRebuild(_ path: String, batchRows: Int, mode: Mode) throws -> Measurement {
         let document = """
             {"name": "bench", "steps": [
-              {"version": 1, "name": "create", "sql": \(jsonString(schema))},
-              {"version": 2, "name": "rebuild", "rebuild": {"table": "notes", "columns": "\(newColumns)",
-               "select": "\(select)", "batch_rows": \(batchRows)}}]}
+              {"version": 1, "name": "create", "sql": \(JSONValue.string(BenchmarkNotes.schema).canonicalText)},
+              {"version": 2, "name": "rebuild", "rebuild": {"table": "notes", "columns": "\(BenchmarkNotes.newColumns)",
+               "select": "\(BenchmarkNotes.select)", "batch_rows": \(batchRows)}}]}
             """
         let plan = try PlanDecoder.decode(Array(document.utf8))
         let settings = MigrationSettings(spaceCheck: .off, connection: ConnectionSettings(synchronous: mode.synchronous))
@@ -225,11 +199,6 @@ private enum RebuildBench {
     static func seconds(_ value: Double) -> String { String(format: "%6.2f s", value) }
 
     static func ratio(_ value: Double) -> String { String(format: "%.2fx", value) }
-
-    static func jsonString(_ text: String) -> String {
-        "\"" + text.replacingOccurrences(of: "\\", with: "\\\\").replacingOccurrences(of: "\"", with: "\\\"")
-            .replacingOccurrences(of: "\n", with: "\\n") + "\""
-    }
 
     static func integer(_ arguments: [String], _ name: String) -> Int? {
         string(arguments, name).flatMap { Int($0) }

@@ -39,7 +39,7 @@ private enum SpaceBench {
         let base = root + "/base.db"
         try? FileManager.default.removeItem(atPath: base)
         print("making \(rows) rows ...")
-        try makeDatabase(base, rows: rows, journalMode: journalMode)
+        try BenchmarkNotes.makeDatabase(base, rows: rows, journalMode: journalMode)
         print("\ndatabase: \(rows) rows, \(size(base) / 1_000_000) MB, journal_mode=\(journalMode), batch_rows \(batchRows); "
             + "the same rebuild without and with the space VFS, median of \(runs) runs each, interleaved")
         let plan = try PlanDecoder.decode(Array(planDocument(batchRows: batchRows).utf8))
@@ -69,37 +69,13 @@ private enum SpaceBench {
         print("target: the shim at most 1.05x")
     }
 
-    /// The table of the rebuild benchmark: `notes(id, title ~60, body ~40, updated_at)`
-    /// with an index on `updated_at`, about 110 MB at a million rows.
-    static let schema = """
-        CREATE TABLE notes(id INTEGER PRIMARY KEY, title TEXT, body TEXT, updated_at INTEGER NOT NULL);
-        CREATE INDEX idx_notes_updated ON notes(updated_at);
-        """
-
     static func planDocument(batchRows: Int) -> String {
         """
         {"name": "space-bench", "steps": [
-          {"version": 1, "name": "create", "sql": ["CREATE TABLE notes(id INTEGER PRIMARY KEY, title TEXT, body TEXT, updated_at INTEGER NOT NULL)", "CREATE INDEX idx_notes_updated ON notes(updated_at)"]},
+          {"version": 1, "name": "create", "sql": \(JSONValue.string(BenchmarkNotes.schema).canonicalText)},
           {"version": 2, "name": "rebuild", "rebuild": {"table": "notes",
-           "columns": "id INTEGER PRIMARY KEY, title TEXT NOT NULL, body TEXT, category TEXT NOT NULL DEFAULT 'none', updated_at INTEGER NOT NULL",
-           "select": "id, coalesce(title, ''), body, 'uncategorized', updated_at", "batch_rows": \(batchRows)}}]}
+           "columns": "\(BenchmarkNotes.newColumns)", "select": "\(BenchmarkNotes.select)", "batch_rows": \(batchRows)}}]}
         """
-    }
-
-    static func makeDatabase(_ path: String, rows: Int, journalMode: String) throws {
-        let db = try Connection(path: path, create: true)
-        try db.execute("PRAGMA journal_mode = \(journalMode)")
-        try db.execute("BEGIN")
-        try db.execute(schema)
-        try db.execute("""
-            WITH RECURSIVE n(i) AS (SELECT 1 UNION ALL SELECT i + 1 FROM n WHERE i < \(rows))
-            INSERT INTO notes
-            SELECT i, substr('Title ' || i || ' ' || hex(randomblob(40)), 1, 50 + i % 21),
-                   substr('Body ' || hex(randomblob(30)), 1, 30 + i % 21), 1600000000 + (i * 7919) % 100000000
-            FROM n
-            """)
-        try db.execute("PRAGMA user_version = 1")
-        try db.execute("COMMIT")
     }
 
     /// One rebuild by the `Migrator`; with a stats path, through the space VFS.

@@ -1,0 +1,31 @@
+import MigrationCore
+
+/// The table both rebuild benchmarks migrate: `notes(id, title ~60, body ~40,
+/// updated_at)` with an index on `updated_at`, about 110 MB at a million rows, and the
+/// rebuild that makes the title required and adds a category.
+enum BenchmarkNotes {
+    static let schema = """
+        CREATE TABLE notes(id INTEGER PRIMARY KEY, title TEXT, body TEXT, updated_at INTEGER NOT NULL);
+        CREATE INDEX idx_notes_updated ON notes(updated_at);
+        """
+    static let newColumns =
+        "id INTEGER PRIMARY KEY, title TEXT NOT NULL, body TEXT, category TEXT NOT NULL DEFAULT 'none', updated_at INTEGER NOT NULL"
+    static let select = "id, coalesce(title, ''), body, 'uncategorized', updated_at"
+
+    static func makeDatabase(_ path: String, rows: Int, journalMode: String) throws {
+        let db = try Connection(path: path, create: true)
+        try db.execute("PRAGMA journal_mode = \(journalMode)")
+        try db.execute("BEGIN")
+        try db.execute(schema)
+        // Titles of 50-70 characters, bodies of 30-50, timestamps out of key order.
+        try db.execute("""
+            WITH RECURSIVE n(i) AS (SELECT 1 UNION ALL SELECT i + 1 FROM n WHERE i < \(rows))
+            INSERT INTO notes
+            SELECT i, substr('Title ' || i || ' ' || hex(randomblob(40)), 1, 50 + i % 21),
+                   substr('Body ' || hex(randomblob(30)), 1, 30 + i % 21), 1600000000 + (i * 7919) % 100000000
+            FROM n
+            """)
+        try db.execute("PRAGMA user_version = 1")
+        try db.execute("COMMIT")
+    }
+}
