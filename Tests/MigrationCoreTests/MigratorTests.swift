@@ -24,13 +24,17 @@ struct MigratorTests {
     @Test func eachStepCommitsWithItsVersion() throws {
         let directory = TemporaryDirectory("migrator")
         let path = try FixtureDatabase.create(at: directory.file("a.db"), sql: "CREATE TABLE a(x); INSERT INTO a VALUES (1), (2); PRAGMA user_version = 1;")
-        let plan = try sqlPlan(["CREATE TABLE a(x)", "ALTER TABLE a ADD COLUMN y TEXT", "CREATE INDEX a_y ON a(y)", "UPDATE a SET y = 'v' || x"])
+        let plan = try sqlPlan([
+            "CREATE TABLE a(x)", "ALTER TABLE a ADD COLUMN y TEXT", "CREATE INDEX a_y ON a(y)", "UPDATE a SET y = 'v' || x",
+            "CREATE TABLE empty(z); CREATE INDEX empty_z ON empty(z)", "REINDEX a_y",
+        ])
         let (ending, events) = migrate(path, plan: plan)
-        #expect(ending == .reached(version: 4))
-        #expect(try FixtureDatabase.userVersion(at: path) == 4)
+        #expect(ending == .reached(version: 6))
+        #expect(try FixtureDatabase.userVersion(at: path) == 6)
         let finished = events.filter { $0.event == .stepFinished }
-        #expect(finished.map(\.version) == [2, 3, 4])
-        #expect(finished.map(\.costClass) == [.metadata, .index, .data])
+        #expect(finished.map(\.version) == [2, 3, 4, 5, 6])
+        // An index over no rows costs nothing that grows; REINDEX rebuilds one over all rows.
+        #expect(finished.map(\.costClass) == [.metadata, .index, .data, .metadata, .index])
         #expect(finished.allSatisfy { $0.elapsedMs != nil })
         #expect(events.first?.event == .opened && events.first?.userVersion == 1)
     }

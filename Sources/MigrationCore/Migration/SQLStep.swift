@@ -44,7 +44,9 @@ struct SQLStep: StepExecutor {
             case SQLITE_CREATE_INDEX:
                 if try hasRows(action.second, connection) { cost = max(cost, .index) }
             case SQLITE_REINDEX:
-                cost = max(cost, .index)
+                // CREATE INDEX reports a REINDEX of its new index too; only a REINDEX
+                // statement rebuilds existing indexes.
+                if StatementRules.leadingWords(of: sql, count: 1) == ["REINDEX"] { cost = max(cost, .index) }
             case SQLITE_ALTER_TABLE:
                 // DROP COLUMN rewrites every row; RENAME and ADD COLUMN change only the schema.
                 let words = StatementRules.leadingWords(of: sql, count: 6)
