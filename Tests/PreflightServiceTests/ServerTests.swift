@@ -1,14 +1,13 @@
 import Foundation
 import Testing
+import TestSupport
 
 /// End to end: the real `preflight serve` on a loopback port, driven with curl as users do.
 @Suite(.serialized)
 struct ServerTests {
-    let fixtures: String
-
-    init() throws {
-        fixtures = try makeTemporaryDirectory("preflight-fixtures")
-    }
+    /// Removed when the test's instance of the suite goes away.
+    private let fixturesDirectory = TemporaryDirectory("fixtures")
+    var fixtures: String { fixturesDirectory.path }
 
     // MARK: - Uploads
 

@@ -1,6 +1,7 @@
 import Foundation
 import MigrationCore
 import Testing
+import TestSupport
 
 @testable import PreflightService
 
@@ -126,11 +127,9 @@ import Testing
 }
 
 @Suite struct ConfigurationTests {
-    let directory: String
-
-    init() throws {
-        directory = try makeTemporaryDirectory("preflight-config")
-    }
+    /// Removed when the test's instance of the suite goes away.
+    private let temporary = TemporaryDirectory("config")
+    var directory: String { temporary.path }
 
     @Test func embeddedDefaultIsTheRepositoryFile() throws {
         let root = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
