@@ -109,20 +109,10 @@ private enum RebuildBench {
             """
         let sampler = PeakSampler(path)
         let start = Date()
-        let process = Process()
-        process.executableURL = URL(fileURLWithPath: "/usr/bin/sqlite3")
-        process.arguments = [path]
-        let input = Pipe()
-        process.standardInput = input
-        try process.run()
-        input.fileHandleForWriting.write(Data(script.utf8))
-        try input.fileHandleForWriting.close()
-        process.waitUntilExit()
+        let shell = Result { try runSQLiteShell(path, script: script) }
         let seconds = Date().timeIntervalSince(start)
         let peak = sampler.stop()
-        guard process.terminationStatus == 0 else {
-            throw RebuildBenchmarkFailure("sqlite3 exited with \(process.terminationStatus)")
-        }
+        try shell.get()
         try check(path)
         return Measurement(seconds: seconds, peakBytes: peak)
     }

@@ -31,14 +31,14 @@ func runUploadBenchmark(arguments: [String]) throws {
     let database = root + "/big.db"
     let small = root + "/small.db"
     print("making a \(sizeMB) MB database ...")
-    try sqlite(database, """
+    try runSQLiteShell(database, script: """
         PRAGMA page_size = 4096;
         CREATE TABLE blobs(id INTEGER PRIMARY KEY, b BLOB);
         WITH RECURSIVE c(x) AS (SELECT 1 UNION ALL SELECT x + 1 FROM c WHERE x < \(sizeMB * 10))
         INSERT INTO blobs(b) SELECT randomblob(100000) FROM c;
         PRAGMA user_version = 1;
         """)
-    try sqlite(small, "CREATE TABLE blobs(id INTEGER PRIMARY KEY, b BLOB); PRAGMA user_version = 1;")
+    try runSQLiteShell(small, script: "CREATE TABLE blobs(id INTEGER PRIMARY KEY, b BLOB); PRAGMA user_version = 1;")
     let bytes = (try FileManager.default.attributesOfItem(atPath: database)[.size] as? Int) ?? 0
 
     // Side by side, alternating, each after `sync` so that neither pays for the other's
@@ -115,19 +115,6 @@ private func siblingExecutable(_ name: String) throws -> String {
     let path = (me as NSString).deletingLastPathComponent + "/" + name
     guard FileManager.default.isExecutableFile(atPath: path) else { throw BenchError("no \(path): run swift build") }
     return path
-}
-
-private func sqlite(_ path: String, _ sql: String) throws {
-    let process = Process()
-    process.executableURL = URL(fileURLWithPath: "/usr/bin/sqlite3")
-    process.arguments = [path]
-    let input = Pipe()
-    process.standardInput = input
-    try process.run()
-    input.fileHandleForWriting.write(Data(sql.utf8))
-    try input.fileHandleForWriting.close()
-    process.waitUntilExit()
-    guard process.terminationStatus == 0 else { throw BenchError("sqlite3 failed on \(path)") }
 }
 
 private func launch(_ executable: String, _ arguments: [String]) throws -> Process {
