@@ -16,7 +16,7 @@ import CSQLite
 /// 20,000) and adds up the new rows' cells and every new index's entries, with the new
 /// table's column affinities, found by creating its definition in a scratch in-memory
 /// database. The old table itself is not read whole (no dbstat): its rows are counted
-/// from the sample's density, its size from the sampled old rows.
+/// from the sample's density (its pages matter only to the purge, which is not estimated).
 struct RebuildLoad {
     let probe: SpaceProbe
     let rebuild: Rebuild
@@ -125,18 +125,18 @@ struct RebuildLoad {
         }
         let key = "_preflight_key"
         let filtered = "_preflight_kept"
-        let inner = (0..<width).map { "c\($0)" } + [key, filtered, "_preflight_old"]
+        let inner = (0..<width).map { "c\($0)" } + [key, filtered]
         let values = insertable.enumerated().map { offset, column in
             SpaceProbe.stored("c\(offset)", in: column) + " AS " + SQLText.quote(column.name)
-        } + [key, filtered, "_preflight_old"]
+        } + [key, filtered]
         var shape = new
         // A new rowid table without INTEGER PRIMARY KEY numbers its rows afresh: about
         // the old rowids' size.
         shape.rowidExpression = key
-        // Every old row read counts (for the old table's size); the new rows are those kept.
+        // Every old row read counts; the new rows are those kept.
         let kept = { (term: String) in "CASE WHEN \(filtered) THEN \(term) END" }
         var terms = [
-            "count(*)", "sum(_preflight_old)", "count(\(kept("1")))",
+            "count(*)", "count(\(kept("1")))",
             "sum(\(kept("\(RecordSizeFunctions.cellSize)(\(shape.cellArguments { SQLText.quote($0.name) }))")))",
         ]
         terms += indexes.map { index in
@@ -148,26 +148,25 @@ struct RebuildLoad {
                 sum(CASE WHEN \(when) THEN \(RecordSizeFunctions.recordSize)(\(arguments)) END)
                 """
         }
-        let oldCell = "\(RecordSizeFunctions.cellSize)(\(old.cellArguments { SQLText.quote($0.name) }))"
         let sql = """
             WITH _preflight_s0(\(inner.joined(separator: ", "))) AS (\
-            SELECT \(rebuild.select), \(old.rowidExpression ?? "NULL"), \(rebuild.filter.map { "CASE WHEN (\($0)) THEN 1 ELSE 0 END" } ?? "1"), \(oldCell) \
+            SELECT \(rebuild.select), \(old.rowidExpression ?? "NULL"), \(rebuild.filter.map { "CASE WHEN (\($0)) THEN 1 ELSE 0 END" } ?? "1") \
             FROM \(old.quotedName)\(sample.map { " WHERE " + $0.condition } ?? "")), \
             _preflight_s AS (SELECT \(values.joined(separator: ", ")) FROM _preflight_s0) \
             SELECT \(terms.joined(separator: ", ")) FROM _preflight_s
             """
         let sums = try probe.measure(sql)
-        guard sums.count == 4 + indexes.count * 3 else {
+        guard sums.count == 3 + indexes.count * 3 else {
             throw SQLiteError(code: SQLITE_ERROR, message: "unexpected measurement")
         }
-        let indexSums = indexes.indices.map { SpaceProbe.indexSums(sums, at: 4 + $0 * 3, sample: sample) }
+        let indexSums = indexes.indices.map { SpaceProbe.indexSums(sums, at: 3 + $0 * 3, sample: sample) }
         guard let sample else {
-            return Measured(oldRows: sums[0], rows: sums[2], cellBytes: sums[3], indexes: indexSums)
+            return Measured(oldRows: sums[0], rows: sums[1], cellBytes: sums[2], indexes: indexSums)
         }
         let oldRows = sample.totalRows
         return Measured(
-            oldRows: oldRows, rows: sample.rows(sums[2]),
-            cellBytes: sample.bytes(sums[3], over: sums[2]), indexes: indexSums)
+            oldRows: oldRows, rows: sample.rows(sums[1]),
+            cellBytes: sample.bytes(sums[2], over: sums[1]), indexes: indexSums)
     }
 }
 
