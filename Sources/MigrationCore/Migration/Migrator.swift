@@ -179,15 +179,10 @@ public final class Migrator {
             return nil
         } catch {
             let diskFull = error.isDiskFull
-            // A rebuild's clean-up runs after its version bump: then only that batch rolled back.
-            let applied = ((try? context.connection.userVersion) ?? 0) >= step.version
-            let rolledBack = applied
-                ? "step \(step.version) was applied; the batch removing the old table's rows rolled back, and the next launch finishes that clean-up"
-                : "the step rolled back"
             return stop(step, diskFull ? .diskFull : .failed, Failure(
                 kind: diskFull ? Failure.Kind.diskFull : Failure.Kind.sqlError, step: step.version,
                 message: diskFull
-                    ? "the disk filled during step \(step.version) (\"\(step.name)\"): \(error.message); \(rolledBack)"
+                    ? "the disk filled during step \(step.version) (\"\(step.name)\"): \(error.message); the step rolled back"
                     : "step \(step.version) (\"\(step.name)\") failed: \(error.message)",
                 statement: error.sql, sqliteCode: error.code), stepStart: stepStart, emit: emit)
         }
