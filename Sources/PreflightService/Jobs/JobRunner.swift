@@ -53,7 +53,7 @@ private struct JobRun {
 
     var target: Int { job.options.target ?? job.plan.newestVersion }
 
-    mutating func execute() -> (Outcome) {
+    mutating func execute() -> Outcome {
         input.sha256 = sha256OfFile(job.inputPath) ?? ""
         warnings = CompatibilityWarnings.check(plan: job.plan, target: target, device: job.device)
         // 1. The header, from the bytes alone.
@@ -178,16 +178,15 @@ private struct JobRun {
     }
 
     private func crashFailure(_ record: LaunchRecord) -> Failure {
-        let how: String
+        let during = record.cutStep.map { " during step \($0.version ?? 0)" } ?? ""
+        let message: String
         switch record.run.termination {
-        case .signaled(let signal): return Failure(
-                kind: Failure.Kind.workerCrashed, step: record.cutStep?.version,
-                message: "the migrating process died of signal \(signal) (\(signalName(signal)))\(record.cutStep.map { " during step \($0.version ?? 0)" } ?? ""); SQLite may have crashed on this file")
-        case .exited(let code): how = "exited with status \(code)"
+        case .signaled(let signal):
+            message = "the migrating process died of signal \(signal) (\(signalName(signal)))\(during); SQLite may have crashed on this file"
+        case .exited(let code):
+            message = "the migrating process exited with status \(code)\(during) without finishing; see the server's log"
         }
-        return Failure(
-            kind: Failure.Kind.workerCrashed, step: record.cutStep?.version,
-            message: "the migrating process \(how) without finishing; see the server's log")
+        return Failure(kind: Failure.Kind.workerCrashed, step: record.cutStep?.version, message: message)
     }
 
     // MARK: - Ending
