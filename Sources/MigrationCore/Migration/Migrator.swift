@@ -153,9 +153,10 @@ public final class Migrator {
         startedEvent.name = step.name
         startedEvent.stepKind = step.action.kind
         do {
-            let estimate = try SpaceEstimator(connection: context.connection).estimate(step)
-            startedEvent.estimatedBytes = estimate
+            // Started before the estimate: the estimate is the step's own work (it reads the
+            // tables the step touches), and a kill during it is a kill in this step.
             emit(startedEvent)
+            let estimate = try SpaceEstimator(connection: context.connection).estimate(step)
             settings.faults.stepStarting(step.version)
             if settings.spaceCheck == .estimate, let estimate, let free = spaceMeter?.freeBytes(), estimate > free {
                 return stop(step, .refused, Failure(
@@ -195,6 +196,7 @@ public final class Migrator {
         var event = MigrationEvent(.stepFailed, version: step.version)
         event.outcome = outcome
         event.failure = failure
+        event.estimatedBytes = failure.neededBytes
         event.elapsedMs = milliseconds(clock.now - stepStart)
         event.space = spaceMeter?.stepSpace()
         emit(event)

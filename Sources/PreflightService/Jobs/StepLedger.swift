@@ -41,6 +41,7 @@ struct StepLedger {
                 update(version, launch.number) { entry in
                     entry.status = event.outcome == .refused ? .refused : .failed
                     entry.elapsedMs = event.elapsedMs
+                    entry.estimatedBytes = event.estimatedBytes ?? entry.estimatedBytes
                     entry.apply(event.space)
                 }
             case .opened, .finished:
