@@ -12,7 +12,8 @@ import Testing
 /// `_exit` kills of a worker process are tested with the worker.)
 @Suite struct RebuildInterruptionTests {
     /// Where the first launch stops. The notes rebuild copies 995 rows in 16 batches of 64
-    /// (the last one of 35), swaps, then purges the old table in 16 more batches.
+    /// (the last one of 35), swaps, then purges the old table in 4 more batches (3 of
+    /// 5 x 64 rows, then the drop of the last 35).
     enum Stop: Sendable, CustomTestStringConvertible {
         case at(FaultInjection.Point)
         case afterBatches(Int)
@@ -39,11 +40,12 @@ import Testing
     }
 
     static let copyBatches = 16
+    static let purgeBatches = 4
 
     @Test(arguments: [
         Stop.at(.afterCreate), .afterBatches(1), .afterBatches(7), .afterBatches(copyBatches), .at(.afterLastBatch),
-        .at(.insideSwap), .afterBatches(copyBatches + 1), .afterBatches(copyBatches + 9),
-        .afterBatches(2 * copyBatches),
+        .at(.insideSwap), .afterBatches(copyBatches + 1), .afterBatches(copyBatches + 3),
+        .afterBatches(copyBatches + purgeBatches),
     ])
     func notesRebuildResumesToTheSameEnd(stop: Stop) throws {
         let scratch = try RebuildScratch()
@@ -106,7 +108,7 @@ import Testing
             ending = try RebuildFixture.relaunch(path, plan, faults: RebuildFixture.kill(afterBatches: 3)).0
         }
         _ = try RebuildFixture.relaunch(path, plan)  // the purge of the last launch, if it was cut
-        #expect(launches > 10)  // 28 copy batches and 28 purge batches, 3 per launch
+        #expect(launches > 10)  // 28 copy batches of 11 keys and 6 purge batches of 55, 3 per launch
         #expect(try RebuildSnapshot(path) == reference)
         let db = try Connection(path: path)
         #expect(try db.integer("SELECT count(*) FROM memberships") == 200)
