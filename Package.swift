@@ -20,7 +20,7 @@ let package = Package(
         .target(name: "PreflightService", dependencies: ["MigrationCore", "CMicroHTTPD", "CSpaceVFS", "CProcess"]),
         .executableTarget(name: "preflight", dependencies: ["PreflightService", "MigrationCore"]),
         .executableTarget(
-            name: "preflight-bench", dependencies: ["MigrationCore", "PreflightService"],
+            name: "preflight-bench", dependencies: ["MigrationCore", "PreflightService", "CMicroHTTPD"],
             path: "Benchmarks"),
         .target(name: "TestSupport", dependencies: ["MigrationCore", "CSQLite"], path: "Tests/TestSupport"),
         .testTarget(name: "MigrationCoreTests", dependencies: ["MigrationCore", "TestSupport", "CSQLite"]),
