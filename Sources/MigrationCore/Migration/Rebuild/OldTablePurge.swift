@@ -22,8 +22,9 @@ struct OldTablePurge {
     /// has a fixed price (its syncs: about 2 ms with a rollback journal here, as much as
     /// deleting 1,000 rows), and the purge, coming after the bump, only has to stay small
     /// next to the watchdog, not as small as a copy batch. `preflight-bench rebuild`
-    /// (1,000,000 rows, batch_rows 2,000, rollback journal): 2.37x the one-transaction
-    /// change with purge batches of 1x, 1.80x with 5x, 1.83x with 20x.
+    /// (1,000,000 rows, batch_rows 2,000, rollback journal): about 2.0-2.4x the
+    /// one-transaction change with purge batches of 1x, 1.7-1.9x with 5x; 20x gained
+    /// nothing more.
     static let batchRowsMultiple = 5
 
     let connection: Connection
@@ -32,9 +33,9 @@ struct OldTablePurge {
     /// The step's `batch_rows`.
     let batchRows: Int
 
-    /// Deletes the first `batchRows * batchRowsMultiple` rows in each transaction until fewer are left, then
-    /// drops the table and forgets `progress`'s step. `onBatch` hears of each committed
-    /// batch, with the progress then durable.
+    /// Deletes the first `batchRows * batchRowsMultiple` rows in each transaction until
+    /// fewer are left, then drops the table and forgets `progress`'s step. `onBatch` hears
+    /// of each committed batch, with the progress then durable.
     func run(
         progress: inout ProgressStore.Progress, onBatch: (ProgressStore.Progress) throws(SQLiteError) -> Void
     ) throws(SQLiteError) {
