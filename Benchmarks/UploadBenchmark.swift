@@ -53,26 +53,24 @@ func runUploadBenchmark(arguments: [String]) throws {
     let server = try BenchServer(executable: executable, root: root)
     defer { server.stop() }
     let idleKB = server.residentKB("VmRSS")
-    var sinkTimes: [Double] = []
-    var fileSinkTimes: [Double] = []
-    var serverTimes: [Double] = []
+    var times: [Receiver: [Double]] = [:]
     for round in 0...rounds {
         // Each round in another order: whichever upload follows the server's job also
         // follows the removal of its files.
-        var times: [Int: Double] = [:]
-        for receiver in (0..<3).map({ ($0 + round) % 3 }) {
+        for index in Receiver.allCases.indices {
+            let receiver = Receiver.allCases[(index + round) % Receiver.allCases.count]
+            let seconds: Double
             switch receiver {
-            case 0: times[0] = try sinkUpload(database, keepingAt: nil)
-            case 1: times[1] = try sinkUpload(database, keepingAt: root + "/sink.db")
-            default: times[2] = try serverUpload(database, to: server)
+            case .sink: seconds = try sinkUpload(database, keepingAt: nil)
+            case .fileSink: seconds = try sinkUpload(database, keepingAt: root + "/sink.db")
+            case .preflight: seconds = try serverUpload(database, to: server)
             }
-        }
-        if round > 0 {
-            sinkTimes.append(times[0] ?? 0)
-            fileSinkTimes.append(times[1] ?? 0)
-            serverTimes.append(times[2] ?? 0)
+            if round > 0 { times[receiver, default: []].append(seconds) }
         }
     }
+    let sinkTimes = times[.sink] ?? []
+    let fileSinkTimes = times[.fileSink] ?? []
+    let serverTimes = times[.preflight] ?? []
     let peakKB = server.residentKB("VmHWM")
     let mb = Double(bytes) / 1_048_576
     func median(_ times: [Double]) -> Double { times.sorted()[times.count / 2] }
@@ -101,6 +99,11 @@ func runUploadBenchmark(arguments: [String]) throws {
 }
 
 // MARK: - Pieces
+
+/// What the upload benchmark sends the same file to.
+private enum Receiver: CaseIterable {
+    case sink, fileSink, preflight
+}
 
 /// Seconds one curl upload of `database` takes to reach a fresh `SocketSink`.
 private func sinkUpload(_ database: String, keepingAt path: String?) throws -> Double {
