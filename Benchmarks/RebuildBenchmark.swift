@@ -7,7 +7,7 @@ import MigrationCore
 /// running a one-step `rebuild` plan) at `batch_rows` 500, 2,000 and 10,000, as a ratio
 /// to the same change done by the `sqlite3` CLI in one transaction (the documented
 /// CREATE new / INSERT ... SELECT / DROP / RENAME / CREATE INDEX procedure). Each figure
-/// is the median of `--runs` runs, each on a fresh copy of the same file, the four
+/// is the median of `--runs` runs, each on a fresh copy of the same file, all the
 /// variants interleaved so that drift of the machine hits them alike.
 ///
 /// Also the floor of any rebuild that commits every 2,000 rows: the `sqlite3` CLI
