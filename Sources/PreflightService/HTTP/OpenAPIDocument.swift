@@ -101,28 +101,10 @@ enum OpenAPIDocument {
             "description": "The report, whatever the outcome.",
             "headers": {
               "Preflight-Outcome": {
-                "description": "The report's outcome.",
-                "schema": {
-                  "type": "string",
-                  "enum": [
-                    "completed",
-                    "completed_after_kills",
-                    "watchdog_killed",
-                    "crash_loop",
-                    "refused",
-                    "disk_full",
-                    "failed",
-                    "verification_failed",
-                    "invalid_database"
-                  ]
-                }
+                "$ref": "#/components/headers/Preflight-Outcome"
               },
               "Preflight-Job-Id": {
-                "description": "The job's id (32 hex digits).",
-                "schema": {
-                  "type": "string",
-                  "pattern": "^[0-9a-f]{32}$"
-                }
+                "$ref": "#/components/headers/Preflight-Job-Id"
               },
               "Location": {
                 "description": "With keep=1: where the kept job lives.",
@@ -186,28 +168,10 @@ enum OpenAPIDocument {
             "description": "The report.",
             "headers": {
               "Preflight-Outcome": {
-                "description": "The report's outcome.",
-                "schema": {
-                  "type": "string",
-                  "enum": [
-                    "completed",
-                    "completed_after_kills",
-                    "watchdog_killed",
-                    "crash_loop",
-                    "refused",
-                    "disk_full",
-                    "failed",
-                    "verification_failed",
-                    "invalid_database"
-                  ]
-                }
+                "$ref": "#/components/headers/Preflight-Outcome"
               },
               "Preflight-Job-Id": {
-                "description": "The job's id (32 hex digits).",
-                "schema": {
-                  "type": "string",
-                  "pattern": "^[0-9a-f]{32}$"
-                }
+                "$ref": "#/components/headers/Preflight-Job-Id"
               }
             },
             "content": {
@@ -266,21 +230,7 @@ enum OpenAPIDocument {
             "description": "The migrated database, checkpointed into one file.",
             "headers": {
               "Preflight-Outcome": {
-                "description": "The report's outcome.",
-                "schema": {
-                  "type": "string",
-                  "enum": [
-                    "completed",
-                    "completed_after_kills",
-                    "watchdog_killed",
-                    "crash_loop",
-                    "refused",
-                    "disk_full",
-                    "failed",
-                    "verification_failed",
-                    "invalid_database"
-                  ]
-                }
+                "$ref": "#/components/headers/Preflight-Outcome"
               },
               "Content-Disposition": {
                 "schema": {
@@ -529,6 +479,21 @@ enum OpenAPIDocument {
     }
   },
   "components": {
+    "headers": {
+      "Preflight-Outcome": {
+        "description": "The report's outcome.",
+        "schema": {
+          "$ref": "#/components/schemas/Outcome"
+        }
+      },
+      "Preflight-Job-Id": {
+        "description": "The job's id (32 hex digits).",
+        "schema": {
+          "type": "string",
+          "pattern": "^[0-9a-f]{32}$"
+        }
+      }
+    },
     "schemas": {
       "Error": {
         "type": "object",
