@@ -175,19 +175,11 @@ struct ServerTests {
     @Test func concurrentJobsWhileHealthAnswersAtOnce() throws {
         let server = try ServerProcess(environment: ["PREFLIGHT_MAX_CONCURRENT_JOBS": "2", "PREFLIGHT_QUEUE_LENGTH": "1"])
         let database = try Fixtures.notesDatabase(in: fixtures)
-        let results = ResultsBox()
-        let group = DispatchGroup()
-        func start(_ plan: String) {
-            group.enter()
-            Thread.detachNewThread {
-                results.append(server.curl("/v1/migrations?plan=\(plan)", ["--data-binary", "@" + database]))
-                group.leave()
-            }
-        }
-        start("slow")
-        start("slow")
+        let uploads = BackgroundUploads(server: server, database: database)
+        uploads.start(plan: "slow")
+        uploads.start(plan: "slow")
         #expect(server.eventually { server.health["running"] == 2 })
-        start("notes")
+        uploads.start(plan: "notes")
         // A third job waits in the queue while two run; health answers at once.
         #expect(server.eventually { server.health["queued"] == 1 })
         // Two running and one waiting fill this server: a fourth is turned away.
@@ -196,9 +188,9 @@ struct ServerTests {
         let health = server.get("/healthz")
         #expect(health.status == 200)
         #expect(Date().timeIntervalSince(started) < 1)
-        #expect(group.wait(timeout: .now() + 60) == .success)
-        #expect(results.all.map(\.status) == [200, 200, 200])
-        #expect(Set(results.all.compactMap { $0.json["job_id"] as? String }).count == 3)
+        #expect(uploads.finished(within: 60))
+        #expect(uploads.results.map(\.status) == [200, 200, 200])
+        #expect(Set(uploads.results.compactMap { $0.json["job_id"] as? String }).count == 3)
         #expect(server.eventually { server.jobDirEntries.isEmpty })
     }
 
@@ -352,19 +344,15 @@ struct ServerTests {
     @Test func sigtermLetsARunningJobFinish() throws {
         let server = try ServerProcess()
         let database = try Fixtures.notesDatabase(in: fixtures)
-        let results = ResultsBox()
-        let done = DispatchSemaphore(value: 0)
-        Thread.detachNewThread {
-            results.append(server.curl("/v1/migrations?plan=slow", ["--data-binary", "@" + database]))
-            done.signal()
-        }
+        let uploads = BackgroundUploads(server: server, database: database)
+        uploads.start(plan: "slow")
         #expect(server.eventually { server.health["running"] == 1 })
         kill(server.pid, SIGTERM)
         // No new connections once it stopped accepting.
         #expect(server.eventually { curl(server.base + "/healthz", [], timeout: 2).status != 200 })
-        #expect(done.wait(timeout: .now() + 60) == .success)
-        #expect(results.all.first?.status == 200)
-        #expect(results.all.first?.json["outcome"] as? String == "completed")
+        #expect(uploads.finished(within: 60))
+        #expect(uploads.results.first?.status == 200)
+        #expect(uploads.results.first?.json["outcome"] as? String == "completed")
         #expect(server.stop(signal: 0, timeout: 20) == 0)
         #expect(server.jobDirEntries.isEmpty)
     }
@@ -372,21 +360,17 @@ struct ServerTests {
     @Test func sigtermCancelsJobsAfterTheGracePeriod() throws {
         let server = try ServerProcess(environment: ["PREFLIGHT_SHUTDOWN_GRACE_S": "0"])
         let database = try Fixtures.notesDatabase(in: fixtures)
-        let results = ResultsBox()
-        let done = DispatchSemaphore(value: 0)
-        Thread.detachNewThread {
-            results.append(server.curl("/v1/migrations?plan=slow", ["--data-binary", "@" + database]))
-            done.signal()
-        }
+        let uploads = BackgroundUploads(server: server, database: database)
+        uploads.start(plan: "slow")
         #expect(server.eventually { server.health["running"] == 1 && !server.children.isEmpty })
         let children = server.children
         let started = Date()
         kill(server.pid, SIGTERM)
         #expect(server.stop(signal: 0, timeout: 20) == 0)
         #expect(Date().timeIntervalSince(started) < 2.5)
-        #expect(done.wait(timeout: .now() + 10) == .success)
-        #expect(results.all.first?.status == 503)
-        #expect(results.all.first?.errorCode == "shutting_down")
+        #expect(uploads.finished(within: 10))
+        #expect(uploads.results.first?.status == 503)
+        #expect(uploads.results.first?.errorCode == "shutting_down")
         #expect(server.jobDirEntries.isEmpty)
         for child in children { #expect(kill(child, 0) != 0, "worker \(child) is still alive") }
     }
@@ -413,21 +397,36 @@ extension ServerProcess {
     }
 }
 
-final class ResultsBox: @unchecked Sendable {
+/// Raw uploads of one database, each curl on a thread of its own, for tests that act on
+/// the server while the uploads run.
+final class BackgroundUploads: @unchecked Sendable {
+    let server: ServerProcess
+    let database: String
+    private let group = DispatchGroup()
     private let lock = NSLock()
-    private var results: [CurlResult] = []
+    private var answers: [CurlResult] = []
 
-    func append(_ result: CurlResult) {
-        lock.lock()
-        results.append(result)
-        lock.unlock()
+    init(server: ServerProcess, database: String) {
+        self.server = server
+        self.database = database
     }
 
-    var all: [CurlResult] {
-        lock.lock()
-        defer { lock.unlock() }
-        return results
+    func start(plan: String) {
+        group.enter()
+        Thread.detachNewThread { [self] in
+            let answer = server.curl("/v1/migrations?plan=\(plan)", ["--data-binary", "@" + database])
+            lock.withLock { answers.append(answer) }
+            group.leave()
+        }
     }
+
+    /// True when every upload started has had its answer within `seconds`.
+    func finished(within seconds: Double) -> Bool {
+        group.wait(timeout: .now() + seconds) == .success
+    }
+
+    /// The answers so far, in the order they came.
+    var results: [CurlResult] { lock.withLock { answers } }
 }
 
 /// Sends `head` and `body` on a plain socket; answers what the server sent back (until it
