@@ -1,3 +1,4 @@
+import Foundation
 import MigrationCore
 
 /// The table both rebuild benchmarks migrate: `notes(id, title ~60, body ~40,
@@ -27,5 +28,13 @@ enum BenchmarkNotes {
             """)
         try db.execute("PRAGMA user_version = 1")
         try db.execute("COMMIT")
+    }
+
+    /// A fresh copy of `base` at `path`, on disk before the clock starts: the previous
+    /// run's and the copy's dirty pages would otherwise be written back during the next.
+    static func freshCopy(of base: String, at path: String) throws {
+        for suffix in ["", "-journal", "-wal", "-shm"] { try? FileManager.default.removeItem(atPath: path + suffix) }
+        try FileManager.default.copyItem(atPath: base, toPath: path)
+        sync()
     }
 }

@@ -28,9 +28,10 @@ import MigrationCore
 /// ~40 chars, updated_at INTEGER)` with one index, about 110 MB of rows at a million; the
 /// change makes `title` NOT NULL and adds a `category` column.
 func runRebuildBenchmark(arguments: [String]) throws {
-    let rows = RebuildBench.integer(arguments, "--rows") ?? 1_000_000
-    let runs = max(1, RebuildBench.integer(arguments, "--runs") ?? 3)
-    let names = (RebuildBench.string(arguments, "--modes") ?? "delete,wal,wal-normal").split(separator: ",").map(String.init)
+    let options = BenchmarkOptions(arguments: arguments)
+    let rows = options.integer("--rows") ?? 1_000_000
+    let runs = max(1, options.integer("--runs") ?? 3)
+    let names = (options.string("--modes") ?? "delete,wal,wal-normal").split(separator: ",").map(String.init)
     let modes = try names.map { name in
         guard let mode = RebuildBench.Mode(rawValue: name) else {
             throw RebuildBenchmarkFailure("unknown mode \(name); use delete, wal or wal-normal")
@@ -76,12 +77,12 @@ private enum RebuildBench {
         var chunked: [Int: [Measurement]] = [:]
         let copy = root + "/run.db"
         for run in 1...runs {
-            try fresh(copy, from: base)
+            try BenchmarkNotes.freshCopy(of: base, at: copy)
             cli.append(try oneTransaction(copy, mode: mode))
-            try fresh(copy, from: base)
+            try BenchmarkNotes.freshCopy(of: base, at: copy)
             floor.append(try committedCopyThenDrop(copy, rows: rows, batchRows: floorBatchRows, mode: mode))
             for batchRows in batchSizes {
-                try fresh(copy, from: base)
+                try BenchmarkNotes.freshCopy(of: base, at: copy)
                 chunked[batchRows, default: []].append(try chunkedRebuild(copy, batchRows: batchRows, mode: mode))
             }
             print("  run \(run): sqlite3 \(seconds(cli[run - 1].seconds)), floor \(seconds(floor[run - 1].seconds)), "
@@ -208,14 +209,6 @@ private enum RebuildBench {
         return samples.sorted()[samples.count / 2]
     }
 
-    /// A fresh copy of `base` at `path`, on disk before the clock starts: the previous
-    /// run's and the copy's dirty pages would otherwise be written back during the next.
-    static func fresh(_ path: String, from base: String) throws {
-        for suffix in ["", "-journal", "-wal", "-shm"] { try? FileManager.default.removeItem(atPath: path + suffix) }
-        try FileManager.default.copyItem(atPath: base, toPath: path)
-        sync()
-    }
-
     static func size(_ path: String) -> Int64 {
         var info = stat()
         return stat(path, &info) == 0 ? Int64(info.st_size) : 0
@@ -228,15 +221,6 @@ private enum RebuildBench {
     static func seconds(_ value: Double) -> String { String(format: "%6.2f s", value) }
 
     static func ratio(_ value: Double) -> String { String(format: "%.2fx", value) }
-
-    static func integer(_ arguments: [String], _ name: String) -> Int? {
-        string(arguments, name).flatMap { Int($0) }
-    }
-
-    static func string(_ arguments: [String], _ name: String) -> String? {
-        guard let index = arguments.firstIndex(of: name), index + 1 < arguments.count else { return nil }
-        return arguments[index + 1]
-    }
 }
 
 /// The last `step_finished` event, written by the migrator's callback on this thread.

@@ -15,10 +15,11 @@ import MigrationCore
 /// printed apart, from the step's events, with the estimate against the shim's measured
 /// peak growth.
 func runSpaceBenchmark(arguments: [String]) throws {
-    let rows = SpaceBench.integer(arguments, "--rows") ?? 1_000_000
-    let runs = max(1, SpaceBench.integer(arguments, "--runs") ?? 3)
-    let batchRows = SpaceBench.integer(arguments, "--batch-rows") ?? 2_000
-    let modes = SpaceBench.string(arguments, "--journal-mode").map { [$0] } ?? ["delete"]
+    let options = BenchmarkOptions(arguments: arguments)
+    let rows = options.integer("--rows") ?? 1_000_000
+    let runs = max(1, options.integer("--runs") ?? 3)
+    let batchRows = options.integer("--batch-rows") ?? 2_000
+    let modes = options.string("--journal-mode").map { [$0] } ?? ["delete"]
     let root = NSTemporaryDirectory() + "/preflight-space-bench-\(getpid())"
     try FileManager.default.createDirectory(atPath: root, withIntermediateDirectories: true)
     defer { try? FileManager.default.removeItem(atPath: root) }
@@ -51,7 +52,7 @@ private enum SpaceBench {
             let order = run % 2 == 1 ? [false, true] : [true, false]
             for withShim in order {
                 let copy = root + "/run.db"
-                try fresh(copy, from: base)
+                try BenchmarkNotes.freshCopy(of: base, at: copy)
                 let measurement = try rebuild(copy, plan: plan, statsPath: withShim ? root + "/run.stats" : nil)
                 if withShim { metered.append(measurement) } else { plain.append(measurement) }
             }
@@ -103,13 +104,6 @@ private enum SpaceBench {
             peakGrowthBytes: events.finished?.space?.peakGrowthBytes)
     }
 
-    /// A fresh copy of `base` at `path`, on disk before the clock starts.
-    static func fresh(_ path: String, from base: String) throws {
-        for suffix in ["", "-journal", "-wal", "-shm"] { try? FileManager.default.removeItem(atPath: path + suffix) }
-        try FileManager.default.copyItem(atPath: base, toPath: path)
-        sync()
-    }
-
     static func size(_ path: String) -> Int64 {
         ((try? FileManager.default.attributesOfItem(atPath: path)[.size]) as? NSNumber)?.int64Value ?? 0
     }
@@ -119,15 +113,6 @@ private enum SpaceBench {
     }
 
     static func seconds(_ value: Double) -> String { String(format: "%6.2f s", value) }
-
-    static func integer(_ arguments: [String], _ name: String) -> Int? {
-        string(arguments, name).flatMap { Int($0) }
-    }
-
-    static func string(_ arguments: [String], _ name: String) -> String? {
-        guard let index = arguments.firstIndex(of: name), index + 1 < arguments.count else { return nil }
-        return arguments[index + 1]
-    }
 }
 
 /// The step's events: when it started (after its estimate) and how it finished.

@@ -13,11 +13,12 @@ import Foundation
 /// 3. `/healthz` requests per second and p50/p99 latency from keep-alive load
 ///    generators while two migrations run.
 func runUploadBenchmark(arguments: [String]) throws {
-    let sizeMB = intArgument(arguments, "--size-mb") ?? 500
-    let seconds = intArgument(arguments, "--seconds") ?? 5
-    let connections = intArgument(arguments, "--connections") ?? 8
-    let rounds = max(1, intArgument(arguments, "--rounds") ?? 5)
-    let executable = try stringArgument(arguments, "--preflight") ?? siblingExecutable("preflight")
+    let options = BenchmarkOptions(arguments: arguments)
+    let sizeMB = options.integer("--size-mb") ?? 500
+    let seconds = options.integer("--seconds") ?? 5
+    let connections = options.integer("--connections") ?? 8
+    let rounds = max(1, options.integer("--rounds") ?? 5)
+    let executable = try options.string("--preflight") ?? siblingExecutable("preflight")
     let root = NSTemporaryDirectory() + "/preflight-upload-bench-\(getpid())"
     try FileManager.default.createDirectory(atPath: root + "/plans", withIntermediateDirectories: true)
     try FileManager.default.createDirectory(atPath: root + "/devices", withIntermediateDirectories: true)
@@ -128,16 +129,6 @@ private func serverUpload(_ database: String, to server: BenchServer) throws -> 
 struct BenchError: Error, CustomStringConvertible {
     var description: String
     init(_ description: String) { self.description = description }
-}
-
-private func intArgument(_ arguments: [String], _ name: String) -> Int? {
-    guard let index = arguments.firstIndex(of: name), index + 1 < arguments.count else { return nil }
-    return Int(arguments[index + 1])
-}
-
-private func stringArgument(_ arguments: [String], _ name: String) -> String? {
-    guard let index = arguments.firstIndex(of: name), index + 1 < arguments.count else { return nil }
-    return arguments[index + 1]
 }
 
 private func siblingExecutable(_ name: String) throws -> String {
