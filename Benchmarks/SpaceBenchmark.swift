@@ -11,9 +11,8 @@ import MigrationCore
 /// interleaved (ABBA) so that drift of the machine hits both alike. Target: the shim at
 /// most 1.05x.
 ///
-/// Both sides run the space estimate (the Migrator's default `space_check`); its time is
-/// printed apart, from the step's events, with the estimate against the shim's measured
-/// peak growth.
+/// Both sides run the space estimate (the Migrator's default `space_check`), which is
+/// printed against the shim's measured peak growth.
 func runSpaceBenchmark(arguments: [String]) throws {
     let options = BenchmarkOptions(arguments: arguments)
     let rows = options.integer("--rows") ?? 1_000_000
@@ -31,7 +30,6 @@ func runSpaceBenchmark(arguments: [String]) throws {
 private enum SpaceBench {
     struct Measurement {
         var seconds: Double
-        var estimateMs: Int?
         var estimatedBytes: Int64?
         var peakGrowthBytes: Int64?
     }
@@ -60,9 +58,8 @@ private enum SpaceBench {
         }
         let without = median(plain)
         let with = median(metered)
-        print("SQLite's VFS:    \(seconds(without.seconds))  1.00x   (estimate \(without.estimateMs.map(String.init) ?? "?") ms of it)")
-        print("space VFS shim:  \(seconds(with.seconds))  \(String(format: "%.3fx", with.seconds / without.seconds))"
-            + "   (estimate \(with.estimateMs.map(String.init) ?? "?") ms of it)")
+        print("SQLite's VFS:    \(seconds(without.seconds))  1.00x")
+        print("space VFS shim:  \(seconds(with.seconds))  \(String(format: "%.3fx", with.seconds / without.seconds))")
         if let estimated = with.estimatedBytes, let measured = with.peakGrowthBytes, measured > 0 {
             print("step space: estimated \(estimated / 1_000) kB, measured peak growth \(measured / 1_000) kB "
                 + "(\(String(format: "%.2fx", Double(estimated) / Double(measured))))")
@@ -100,7 +97,7 @@ private enum SpaceBench {
             throw SpaceBenchFailure("the rebuild left no rows")
         }
         return Measurement(
-            seconds: seconds, estimateMs: events.estimateMs, estimatedBytes: events.finished?.estimatedBytes,
+            seconds: seconds, estimatedBytes: events.finished?.estimatedBytes,
             peakGrowthBytes: events.finished?.space?.peakGrowthBytes)
     }
 
@@ -115,21 +112,12 @@ private enum SpaceBench {
     static func seconds(_ value: Double) -> String { String(format: "%6.2f s", value) }
 }
 
-/// The step's events: when it started (after its estimate) and how it finished.
+/// The rebuild step's `step_finished` event, with its estimate and measured growth.
 private final class StepEvents: @unchecked Sendable {
     var finished: MigrationEvent?
-    /// From the step's start to its `stepStarted` event: the estimate.
-    var estimateMs: Int?
-    private var opened: Int?
 
     func record(_ event: MigrationEvent) {
-        switch event.event {
-        case .opened: opened = event.atMs
-        case .stepStarted where event.version == 2:
-            if let at = event.atMs, let opened { estimateMs = at - opened }
-        case .stepFinished where event.version == 2: finished = event
-        default: break
-        }
+        if event.event == .stepFinished, event.version == 2 { finished = event }
     }
 }
 
