@@ -212,7 +212,3 @@ public final class Migrator {
     }
 }
 
-func milliseconds(_ duration: Duration) -> Int {
-    let (seconds, attoseconds) = duration.components
-    return Int(seconds) * 1000 + Int(attoseconds / 1_000_000_000_000_000)
-}

@@ -25,7 +25,6 @@ final class Daemon: @unchecked Sendable {
 
     let service: Service
     private var handle: OpaquePointer?
-    private(set) var port: UInt16 = 0
 
     init(service: Service) {
         self.service = service
@@ -48,8 +47,7 @@ final class Daemon: @unchecked Sendable {
                 key: "bind, port", message: "cannot listen on \(configuration.bind):\(configuration.port): \(reason)")
         }
         handle = started
-        port = preflight_mhd_daemon_port(started)
-        return port
+        return preflight_mhd_daemon_port(started)
     }
 
     /// Stops accepting new connections; open ones go on.
@@ -103,7 +101,7 @@ final class Exchange {
     var logEntry: RequestLog.Entry {
         RequestLog.Entry(
             method: request.method, route: routeLabel, status: status, bytesIn: bytesIn, bytesOut: bytesOut,
-            ms: MigrationUpload.milliseconds(ContinuousClock.now - started), jobID: jobID, outcome: outcome)
+            ms: milliseconds(ContinuousClock.now - started), jobID: jobID, outcome: outcome)
     }
 }
 
@@ -199,7 +197,6 @@ private func requestCompleted(
         exchange.upload = nil
         service.discard(upload)
         exchange.outcome = Metrics.cancelledOutcome
-        if exchange.status == 0 { exchange.status = 499 }
     }
     if exchange.status == 0 { exchange.status = 499 }
     if exchange.holdsJob { service.lifecycle.leave() }

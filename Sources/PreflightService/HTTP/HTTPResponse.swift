@@ -36,10 +36,6 @@ struct HTTPResponse: Sendable {
         HTTPResponse(status: error.status, contentType: "application/json", body: .bytes(error.body), headers: error.headers)
     }
 
-    func header(_ name: String) -> String? {
-        headers.first { $0.name.lowercased() == name.lowercased() }?.value
-    }
-
     /// The complete response as bytes on the wire (for answers written straight to the
     /// socket in the middle of a request body, which libmicrohttpd cannot queue).
     var wireBytes: [UInt8] {

@@ -59,7 +59,7 @@ final class Metrics: Sendable {
         for (outcome, count) in snapshot.jobs.sorted(by: { $0.key < $1.key }) {
             lines.append("preflight_jobs_total{outcome=\"\(outcome)\"} \(count)")
         }
-        lines.append("# HELP preflight_job_duration_seconds Wall-clock time of jobs, from the start of their first launch.")
+        lines.append("# HELP preflight_job_duration_seconds Wall-clock time of jobs, from the end of the upload to the report.")
         lines.append("# TYPE preflight_job_duration_seconds histogram")
         for (index, bound) in Metrics.durationBuckets.enumerated() {
             lines.append("preflight_job_duration_seconds_bucket{le=\"\(Metrics.number(bound))\"} \(snapshot.bucketCounts[index])")

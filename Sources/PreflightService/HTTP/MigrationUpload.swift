@@ -68,9 +68,9 @@ final class MigrationUpload: @unchecked Sendable {
 
     var databasePath: String { directory + "/" + Job.inputName }
     var walPath: String { databasePath + "-wal" }
-    var uploadMs: Int { Self.milliseconds(ContinuousClock.now - admitted) }
+    var uploadMs: Int { milliseconds(ContinuousClock.now - admitted) }
 
-    /// Parses multipart bodies with libmicrohttpd's post processor; nil when the
+    /// Parses multipart bodies with libmicrohttpd's post processor; false when the
     /// request's `Content-Type` has no boundary.
     func attachPostProcessor(_ connection: OpaquePointer) -> Bool {
         let context = Unmanaged.passUnretained(self).toOpaque()
@@ -160,10 +160,6 @@ final class MigrationUpload: @unchecked Sendable {
         buffer = bytes
     }
 
-    static func milliseconds(_ duration: Duration) -> Int {
-        let (seconds, attoseconds) = duration.components
-        return Int(seconds) * 1000 + Int(attoseconds / 1_000_000_000_000_000)
-    }
 }
 
 /// libmicrohttpd's post-processor callback: a global function, with the upload as `cls`.
@@ -179,14 +175,11 @@ private func multipartPartIterator(
 
 /// A file written as its bytes arrive, with `O_EXCL` and mode 0600.
 final class FileSink {
-    let path: String
     private var descriptor: Int32
-    private(set) var bytes: Int64 = 0
 
     /// `expectedBytes` reserves the blocks up front (the size stays 0 until written), so
     /// the file system allocates once instead of at every write-back.
     init(path: String, expectedBytes: Int64? = nil) throws(HTTPError) {
-        self.path = path
         descriptor = open(path, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0o600)
         guard descriptor >= 0 else {
             throw .internal("cannot create \((path as NSString).lastPathComponent): \(String(cString: strerror(errno)))")
@@ -209,7 +202,6 @@ final class FileSink {
             }
             offset += written
         }
-        bytes += Int64(count)
     }
 
     func close() throws(HTTPError) {

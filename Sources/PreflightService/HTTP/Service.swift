@@ -201,7 +201,8 @@ final class Service: Sendable {
     // MARK: - After the body
 
     /// Checks what only the body could tell, waits for a slot, runs the job, and answers
-    /// its report; nil when the client went away (the job was cancelled and removed).
+    /// its report; `.clientGone` (status 499) when the client went away (the job was
+    /// cancelled and removed).
     /// Blocks the connection's thread for as long as the job runs, watching `peerGone`.
     func finishMigration(_ upload: MigrationUpload, request: Request, peerGone: () -> Bool) -> HTTPResponse {
         let job: Job
@@ -231,7 +232,7 @@ final class Service: Sendable {
                 cancellation.cancel()
             }
         }
-        let seconds = Double(MigrationUpload.milliseconds(ContinuousClock.now - started)) / 1000
+        let seconds = (ContinuousClock.now - started) / .seconds(1)
         lifecycle.unregister(id: upload.id)
         scheduler.finish(upload.ticket)
         if clientGone || cancellation.isCancelled {

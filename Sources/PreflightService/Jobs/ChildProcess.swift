@@ -1,6 +1,7 @@
 import CProcess
 import Foundation
 import Glibc
+import MigrationCore
 
 /// A child process whose standard output is read line by line, with a deadline after
 /// which it is killed with SIGKILL, as a phone's watchdog kills an app.
@@ -65,7 +66,7 @@ final class ChildProcess {
             if let deadline {
                 let left = deadline - ContinuousClock.now
                 if left <= .zero { return (nil, true) }
-                timeout = Int32(min(50, max(1, left.components.seconds * 1000 + left.components.attoseconds / 1_000_000_000_000_000)))
+                timeout = Int32(min(50, max(1, milliseconds(left))))
             }
             var descriptor = pollfd(fd: output, events: Int16(POLLIN), revents: 0)
             let ready = poll(&descriptor, 1, timeout)

@@ -69,7 +69,3 @@ struct WorkerLauncher {
     }
 }
 
-func milliseconds(_ duration: Duration) -> Int {
-    let (seconds, attoseconds) = duration.components
-    return Int(seconds) * 1000 + Int(attoseconds / 1_000_000_000_000_000)
-}
