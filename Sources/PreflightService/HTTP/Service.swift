@@ -23,8 +23,6 @@ struct WorkerJobExecutor: JobExecuting {
 final class Service: Sendable {
     let configuration: ServiceConfiguration
     let plans: PlanCatalog
-    /// The registered plan documents as their files hold them, for `GET /v1/plans/NAME`.
-    let planDocuments: [String: [UInt8]]
     let devices: DeviceCatalog
     let resolver: OptionResolver
     let runner: any JobExecuting
@@ -36,12 +34,11 @@ final class Service: Sendable {
     let log: RequestLog
 
     init(
-        configuration: ServiceConfiguration, plans: PlanCatalog, planDocuments: [String: [UInt8]], devices: DeviceCatalog,
+        configuration: ServiceConfiguration, plans: PlanCatalog, devices: DeviceCatalog,
         runner: any JobExecuting, log: RequestLog = RequestLog()
     ) {
         self.configuration = configuration
         self.plans = plans
-        self.planDocuments = planDocuments
         self.devices = devices
         self.resolver = OptionResolver(devices: devices)
         self.runner = runner
@@ -61,12 +58,8 @@ final class Service: Sendable {
             return FileManager.default.fileExists(atPath: path, isDirectory: &isDirectory) && isDirectory.boolValue
         }
         let plans: PlanCatalog
-        var documents: [String: [UInt8]] = [:]
         if exists(plansDir) {
             plans = try PlanCatalog(directory: plansDir)
-            for name in plans.names {
-                documents[name] = FileManager.default.contents(atPath: plansDir + "/" + name + ".json").map { [UInt8]($0) }
-            }
         } else if configuration.allowsMissingCatalogs {
             plans = PlanCatalog(plans: [:])
         } else {
@@ -85,7 +78,7 @@ final class Service: Sendable {
             throw ConfigurationError(key: "devices_dir", message: "\(devicesDir) is not a directory")
         }
         self.init(
-            configuration: configuration, plans: plans, planDocuments: documents, devices: devices, runner: runner, log: log)
+            configuration: configuration, plans: plans, devices: devices, runner: runner, log: log)
     }
 
     // MARK: - After the headers
@@ -374,8 +367,9 @@ final class Service: Sendable {
             }
             return .json(Array((JSONValue.object(["plans": .array(items)]).canonicalText + "\n").utf8))
         case .plan(let name):
-            guard let document = planDocuments[name] else { return .error(.unknownPlan(name, known: plans.names)) }
-            return .json(document)
+            // The document as its file holds it, byte for byte.
+            guard let plan = plans.plan(named: name) else { return .error(.unknownPlan(name, known: plans.names)) }
+            return .json(plan.document)
         case .devices:
             let items = devices.sorted.map { device -> JSONValue in
                 var connection: [String: JSONValue] = [:]
