@@ -193,14 +193,8 @@ final class FileSink {
     deinit { if descriptor >= 0 { Glibc.close(descriptor) } }
 
     func write(_ pointer: UnsafeRawPointer, count: Int) throws(HTTPError) {
-        var offset = 0
-        while offset < count {
-            let written = Glibc.write(descriptor, pointer + offset, count - offset)
-            if written < 0, errno == EINTR { continue }
-            guard written > 0 else {
-                throw .internal("cannot write the upload to disk: \(String(cString: strerror(errno)))")
-            }
-            offset += written
+        guard writeAll(descriptor, UnsafeRawBufferPointer(start: pointer, count: count)) else {
+            throw .internal("cannot write the upload to disk: \(String(cString: strerror(errno)))")
         }
     }
 

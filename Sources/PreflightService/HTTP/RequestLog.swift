@@ -25,15 +25,7 @@ final class RequestLog: Sendable {
         guard enabled else { return }
         let line = RequestLog.line(entry)
         lock.withLock { _ in
-            line.withCString { pointer in
-                var offset = 0
-                let count = strlen(pointer)
-                while offset < count {
-                    let written = Glibc.write(2, pointer + offset, count - offset)
-                    if written <= 0 { break }
-                    offset += written
-                }
-            }
+            Array(line.utf8).withUnsafeBytes { writeAll(2, $0) }
         }
     }
 

@@ -1,5 +1,4 @@
 import Foundation
-import Glibc
 import MigrationCore
 
 /// Writes JSON lines to standard output, one `write(2)` per line, unbuffered: the
@@ -14,17 +13,6 @@ enum EventWriter {
     static func write<Value: Encodable>(_ value: Value) {
         guard var line = try? encoder.encode(value) else { return }
         line.append(UInt8(ascii: "\n"))
-        line.withUnsafeBytes { buffer in
-            var offset = 0
-            while offset < buffer.count {
-                guard let base = buffer.baseAddress else { return }
-                let written = Glibc.write(1, base + offset, buffer.count - offset)
-                if written <= 0 {
-                    if written < 0 && errno == EINTR { continue }
-                    return
-                }
-                offset += written
-            }
-        }
+        _ = line.withUnsafeBytes { writeAll(1, $0) }
     }
 }

@@ -1,0 +1,16 @@
+import Glibc
+
+/// Writes all of `bytes` to `descriptor`, going on after short writes and EINTR; false
+/// on an error (errno says which).
+@discardableResult
+func writeAll(_ descriptor: Int32, _ bytes: UnsafeRawBufferPointer) -> Bool {
+    guard let base = bytes.baseAddress else { return true }
+    var offset = 0
+    while offset < bytes.count {
+        let written = Glibc.write(descriptor, base + offset, bytes.count - offset)
+        if written < 0, errno == EINTR { continue }
+        guard written > 0 else { return false }
+        offset += written
+    }
+    return true
+}
