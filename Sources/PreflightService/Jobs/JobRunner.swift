@@ -17,8 +17,9 @@ public final class JobRunner: Sendable {
     }
 
     /// Runs `job` to its end (this can take minutes) and answers its report.
-    /// `progress` gets one line per step as it settles, for people watching a terminal.
-    public func run(_ job: Job, cancellation: JobCancellation, progress: @escaping (String) -> Void = { _ in }) -> JobResult {
+    /// `progress` gets one line per step as it settles, for people watching a terminal;
+    /// without it, the worker's events are decoded only once, after each launch.
+    public func run(_ job: Job, cancellation: JobCancellation, progress: ((String) -> Void)? = nil) -> JobResult {
         var run = JobRun(
             job: job, launcher: WorkerLauncher(executable: workerExecutable, job: job, cancellation: cancellation),
             progress: progress)
@@ -31,7 +32,7 @@ public final class JobRunner: Sendable {
 private struct JobRun {
     let job: Job
     let launcher: WorkerLauncher
-    let progress: (String) -> Void
+    let progress: ((String) -> Void)?
     let started = ContinuousClock.now
     var input: InputSummary
     var ledger = StepLedger()
@@ -42,7 +43,7 @@ private struct JobRun {
     var warnings: [Warning] = []
     var hasWorkCopy = false
 
-    init(job: Job, launcher: WorkerLauncher, progress: @escaping (String) -> Void) {
+    init(job: Job, launcher: WorkerLauncher, progress: ((String) -> Void)?) {
         self.job = job
         self.launcher = launcher
         self.progress = progress
@@ -54,12 +55,12 @@ private struct JobRun {
     var target: Int { job.options.target ?? job.plan.newestVersion }
 
     mutating func execute() -> Outcome {
-        input.sha256 = sha256OfFile(job.inputPath) ?? ""
         warnings = CompatibilityWarnings.check(plan: job.plan, target: target, device: job.device)
         // 1. The header, from the bytes alone.
         let header = DatabaseHeader.read(path: job.inputPath)
         switch header {
         case .invalid(let reason):
+            input.sha256 = (try? sha256OfFile(job.inputPath)) ?? ""
             return stop(.invalidDatabase, Failure(kind: Failure.Kind.invalidDatabase, message: reason))
         case .empty:
             input.userVersion = 0
@@ -130,11 +131,11 @@ private struct JobRun {
                 run = try launcher.run(
                     .migrate, extraArguments: ["--launch", String(number)], watchdogMs: job.options.watchdogMs,
                     onLine: { line in
-                        if let event = try? JSONDecoder().decode(MigrationEvent.self, from: Data(line)),
+                        guard let progress,
+                            let event = try? JSONDecoder().decode(MigrationEvent.self, from: Data(line)),
                             let text = ProgressLine.describe(event, launch: number)
-                        {
-                            progress(text)
-                        }
+                        else { return }
+                        progress(text)
                     })
             } catch {
                 return stopAfterMigration(.failed, Failure(kind: "internal", message: "cannot start a worker: \(error)"))
@@ -153,7 +154,7 @@ private struct JobRun {
                     ? stop(outcome, failure) : stopAfterMigration(outcome, failure)
             }
             if record.wasKilled {
-                progress(ProgressLine.killed(record, watchdogMs: job.options.watchdogMs))
+                progress?(ProgressLine.killed(record, watchdogMs: job.options.watchdogMs))
                 guard record.madeDurableProgress else {
                     return stopAfterMigration(.crashLoop, crashLoopFailure(record))
                 }
@@ -241,12 +242,13 @@ private struct JobRun {
 
     private var statsPath: String { job.directory + "/" + JobFiles.spaceStats }
 
-    private func copyInputs() throws {
+    /// Copies the upload (and its WAL) to the work copy, hashing the database on the way.
+    private mutating func copyInputs() throws {
         let manager = FileManager.default
         for suffix in ["", "-wal", "-shm", "-journal"] where manager.fileExists(atPath: job.workPath + suffix) {
             try manager.removeItem(atPath: job.workPath + suffix)
         }
-        try manager.copyItem(atPath: job.inputPath, toPath: job.workPath)
+        input.sha256 = try sha256OfFile(job.inputPath, copyingTo: job.workPath)
         if manager.fileExists(atPath: job.inputWALPath) {
             try manager.copyItem(atPath: job.inputWALPath, toPath: job.workPath + "-wal")
         }
@@ -277,21 +279,41 @@ private func fileSize(_ path: String) -> Int64? {
     return Int64(info.st_size)
 }
 
-/// SHA-256 of a file, read in 1 MiB pieces.
-func sha256OfFile(_ path: String) -> String? {
-    let descriptor = open(path, O_RDONLY | O_CLOEXEC)
-    guard descriptor >= 0 else { return nil }
-    defer { close(descriptor) }
+/// SHA-256 of a file, read in 1 MiB pieces. With `copy`, each piece is also written to
+/// that new file, so that hashing and copying an upload read it once.
+func sha256OfFile(_ path: String, copyingTo copy: String? = nil) throws(FileError) -> String {
+    let source = open(path, O_RDONLY | O_CLOEXEC)
+    guard source >= 0 else { throw FileError("cannot open", path) }
+    defer { close(source) }
+    var destination: Int32 = -1
+    if let copy {
+        destination = open(copy, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0o600)
+        guard destination >= 0 else { throw FileError("cannot create", copy) }
+    }
+    defer { if destination >= 0 { close(destination) } }
     var hasher = SHA256()
     var buffer = [UInt8](repeating: 0, count: 1 << 20)
     while true {
-        let count = buffer.withUnsafeMutableBytes { read(descriptor, $0.baseAddress, $0.count) }
+        let count = buffer.withUnsafeMutableBytes { read(source, $0.baseAddress, $0.count) }
         if count < 0 && errno == EINTR { continue }
-        guard count >= 0 else { return nil }
+        guard count >= 0 else { throw FileError("cannot read", path) }
         if count == 0 { break }
-        buffer.withUnsafeBytes { hasher.update(buffer: UnsafeRawBufferPointer(rebasing: $0[..<count])) }
+        let copied = buffer[..<count].withUnsafeBytes { piece in
+            hasher.update(buffer: piece)
+            return destination < 0 || writeAll(destination, piece)
+        }
+        guard copied else { throw FileError("cannot write", copy ?? "") }
     }
     return hasher.finalizeHex()
+}
+
+/// A file that could not be read or written, with the system's reason.
+struct FileError: Error, CustomStringConvertible {
+    let description: String
+
+    init(_ what: String, _ path: String) {
+        description = "\(what) \((path as NSString).lastPathComponent): \(String(cString: strerror(errno)))"
+    }
 }
 
 private func signalName(_ signal: Int32) -> String {
