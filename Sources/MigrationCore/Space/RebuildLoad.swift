@@ -74,11 +74,11 @@ struct RebuildLoad {
             load.statement(journaled: true)
             load.rewrite(2, of: "new")
             load.touch(2)
-            load.allocate(share(toCopy, batch, batches))
+            load.allocate(SpaceSimulation.share(toCopy, batch, batches))
             for (offset, pages) in automaticPages.enumerated() {
-                let entries = share(measured.indexes[offset].entries, batch, batches)
+                let entries = SpaceSimulation.share(measured.indexes[offset].entries, batch, batches)
                 load.rewrite(min(entries, pages * batch / batches), of: automatic[offset].name)
-                load.allocate(share(pages, batch, batches))
+                load.allocate(SpaceSimulation.share(pages, batch, batches))
             }
         }
         // 3. swap
@@ -168,10 +168,4 @@ struct RebuildLoad {
             oldRows: oldRows, rows: sample.rows(sums[1]),
             cellBytes: sample.bytes(sums[2], over: sums[1]), indexes: indexSums)
     }
-}
-
-/// Batch `batch`'s share of `total` over `batches` batches (the shares add up to `total`).
-private func share(_ total: Int64, _ batch: Int64, _ batches: Int64) -> Int64 {
-    guard batches > 0 else { return total }
-    return total * (batch + 1) / batches - total * batch / batches
 }

@@ -117,13 +117,16 @@ struct RowChange {
     }
 
     /// Adds batch `batch` of `batches` (1 for one UPDATE) to `load`: its share of the
-    /// rows, of the pages they sit on and of the growth.
+    /// rows, of the pages they sit on and of the growth. Pages rewritten count once per
+    /// transaction (rounded up: the journal's peak); pages allocated add up over the
+    /// batches, so each batch gets its exact share of the growth.
     func add(to load: inout TransactionLoad, batches: Int64, batch: Int64) {
         let count = max(1, batches)
-        func share(_ total: Int64) -> Int64 { (total + count - 1) / count }
-        load.rewrite(share(touchedPages) + (count > 1 ? 2 : 0), of: table)
-        load.allocate(share(newTablePages))
-        let rowsPerBatch = share(rows)
+        func perBatch(_ total: Int64) -> Int64 { (total + count - 1) / count }
+        func grownShare(_ total: Int64) -> Int64 { SpaceSimulation.share(total, batch, count) }
+        load.rewrite(perBatch(touchedPages) + (count > 1 ? 2 : 0), of: table)
+        load.allocate(grownShare(newTablePages))
+        let rowsPerBatch = perBatch(rows)
         for index in indexes where rowsPerBatch > 0 {
             // Each changed entry is deleted from one page and inserted into another.
             load.rewrite(min(index.pages, 2 * rowsPerBatch), of: index.name)
@@ -131,7 +134,7 @@ struct RowChange {
             let needed = ((Double(index.usedBytes) * min(1, fraction) + Double(index.growth))
                 / (Double(usable) * PageFill.random)).rounded(.up)
             let grown = max(0, Int64(needed) - Int64((Double(index.pages) * min(1, fraction)).rounded(.down)))
-            load.allocate(share(grown))
+            load.allocate(grownShare(grown))
         }
     }
 }

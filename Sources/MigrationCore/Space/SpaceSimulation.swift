@@ -76,6 +76,13 @@ struct SpaceSimulation {
         }
     }
 
+    /// Batch `batch`'s share of `total` over `batches` batches. The shares add up to
+    /// `total`, as the pages a chunked step allocates do over its batches.
+    static func share(_ total: Int64, _ batch: Int64, _ batches: Int64) -> Int64 {
+        guard batches > 0 else { return total }
+        return total * (batch + 1) / batches - total * batch / batches
+    }
+
     private mutating func commit(_ load: TransactionLoad) {
         let page = geometry.pageSize
         let grownBefore = grownPages
