@@ -39,6 +39,21 @@ struct MigratorTests {
         #expect(events.first?.event == .opened && events.first?.userVersion == 1)
     }
 
+    @Test func quotedNamesDoNotHideWhatAStatementDoes() throws {
+        #expect(StatementRules.leadingWords(of: #"ALTER TABLE "my ""notes""" RENAME TO n"#, count: 4)
+            == ["ALTER", "TABLE", #"MY "NOTES""#, "RENAME"])
+        #expect(StatementRules.leadingWords(of: "ALTER TABLE main.[notes] DROP COLUMN `y`", count: 8)
+            == ["ALTER", "TABLE", "MAIN", ".", "NOTES", "DROP", "COLUMN", "Y"])
+        let directory = TemporaryDirectory("migrator")
+        let path = try FixtureDatabase.create(
+            at: directory.file("a.db"), sql: #"CREATE TABLE "my notes"(x, y); INSERT INTO "my notes" VALUES (1, 2); PRAGMA user_version = 1;"#)
+        let plan = try sqlPlan([#"CREATE TABLE "my notes"(x, y)"#, #"ALTER TABLE "my notes" DROP COLUMN "y""#])
+        let (ending, events) = migrate(path, plan: plan)
+        #expect(ending == .reached(version: 2))
+        // Dropping a column rewrites every row, however the table is spelled.
+        #expect(events.first { $0.event == .stepFinished }?.costClass == .rewrite)
+    }
+
     @Test func aFailingStatementRollsBackOnlyItsStep() throws {
         let directory = TemporaryDirectory("migrator")
         let path = try FixtureDatabase.create(at: directory.file("a.db"), sql: "CREATE TABLE a(x); INSERT INTO a VALUES (1), (2);")

@@ -42,21 +42,19 @@ enum StatementRules {
     }
 
     /// The first `count` words of `statement` in upper case, comments skipped, with `.`
-    /// as a word of its own.
+    /// as a word of its own and a quoted name (`"notes"`, `[notes]`) as the name; they
+    /// end at the first token of another kind.
     static func leadingWords(of statement: String, count: Int) -> [String] {
+        let clauses = SQLClauses(statement)
         var words: [String] = []
-        var current = ""
-        for character in SQLText.stripComments(statement) {
-            if character.isLetter || character.isNumber || character == "_" {
-                current.append(character)
-            } else {
-                if !current.isEmpty { words.append(current.uppercased()); current = "" }
-                if character == "." { words.append(".") }
-                if !character.isWhitespace && character != "." { break }
+        for token in clauses.tokens.prefix(count) {
+            switch token.kind {
+            case .word: words.append(token.keyword)
+            case .quoted: words.append(clauses.unquoted(token).uppercased())
+            case .punctuation where token.keyword == ".": words.append(".")
+            default: return words
             }
-            if words.count >= count { break }
         }
-        if !current.isEmpty && words.count < count { words.append(current.uppercased()) }
         return words
     }
 }

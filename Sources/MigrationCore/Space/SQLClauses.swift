@@ -192,8 +192,13 @@ struct SQLClauses {
         let parts = slice.filter { $0.keyword != "." }
         guard let last = parts.last, parts.count <= 2, parts.allSatisfy({ $0.kind == .word || $0.kind == .quoted })
         else { return nil }
-        let raw = String(text[last.range])
-        guard last.kind == .quoted, let first = raw.first else { return raw }
+        return unquoted(last)
+    }
+
+    /// A word or quoted name as the name it spells, without its quotes.
+    func unquoted(_ token: Token) -> String {
+        let raw = String(text[token.range])
+        guard token.kind == .quoted, let first = raw.first else { return raw }
         let closing: Character = first == "[" ? "]" : first
         let body = raw.dropFirst().dropLast()
         return body.replacingOccurrences(of: String([closing, closing]), with: String(closing))
