@@ -104,8 +104,8 @@ struct RebuildLoad {
         return true
     }
 
-    /// Measured over the old rows (all of them, or a sample): the old table's rows and
-    /// pages, the rows copied, their cells, and the entries of each new index.
+    /// Measured over the old rows (all of them, or a sample): the old table's rows, the
+    /// rows copied, their cells, and the entries of each new index.
     private struct Measured {
         var oldRows: Int64
         var rows: Int64

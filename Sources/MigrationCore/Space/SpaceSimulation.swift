@@ -5,9 +5,9 @@
 /// rewrites, pages it takes for new content, pages it frees, bytes it sorts. The model
 /// turns them into file growth the way SQLite's pager does:
 ///
-/// - **Main file**: new pages come from the freelist first (free pages at BEGIN are
-///   reused without journaling, pager.c `PAGER_GET_NOCONTENT`), then from pages freed
-///   earlier in the same transaction, then the file grows.
+/// - **Main file**: new pages come from pages freed earlier in the same transaction
+///   first, then from the freelist (free pages at BEGIN are reused without journaling,
+///   pager.c `PAGER_GET_NOCONTENT`), then the file grows.
 /// - **Rollback journal**: the original of every page that existed at BEGIN and is
 ///   written, once per transaction: 512-byte header + (page size + 8) per page. Gone at
 ///   commit (DELETE, TRUNCATE); PERSIST keeps the file at its largest size.

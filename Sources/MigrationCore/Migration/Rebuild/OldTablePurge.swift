@@ -7,8 +7,8 @@ import CSQLite
 /// large as the table: with `secure_delete` on (Android, Debian) every freed page is
 /// overwritten, about a second per 110 MB here. So its rows go in batches of
 /// `batchRowsMultiple` times the step's `batch_rows`, each batch its own transaction with
-/// the cursor, and the table, empty by then, is dropped in the last small transaction
-/// together with the step's progress row.
+/// the cursor, and the table, down to less than one batch by then, is dropped in the
+/// last small transaction together with the step's progress row.
 ///
 /// The database is already at version N while this runs: a launch killed here leaves a
 /// `purge` progress row, and the next launch finishes it (`TableRebuild.finishPendingPurge`)
@@ -52,7 +52,7 @@ struct OldTablePurge {
             try connection.chunkTransaction { () throws(SQLiteError) in
                 let end = try ranges.batchEnd(after: nil, through: nil)
                 guard let end, !end.isLast else {
-                    // Fewer than batch_rows rows left: dropping them is a batch's worth of work.
+                    // Less than one batch left: dropping it is a batch's worth of work.
                     try connection.execute("DROP TABLE \(schema.quotedName)")
                     try store.clear(step: progress.step)
                     finished = true
