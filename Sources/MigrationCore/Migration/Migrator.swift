@@ -16,13 +16,11 @@ public final class Migrator {
     public let settings: MigrationSettings
     let spaceMeter: SpaceMeter?
     private let clock = ContinuousClock()
-    private var started: ContinuousClock.Instant
 
     public init(plan: Plan, settings: MigrationSettings, spaceMeter: SpaceMeter? = nil) {
         self.plan = plan
         self.settings = settings
         self.spaceMeter = spaceMeter
-        self.started = clock.now
     }
 
     /// How one call to `migrate` ended.
@@ -36,7 +34,7 @@ public final class Migrator {
     public var target: Int { settings.target ?? plan.newestVersion }
 
     public func migrate(databaseAt path: String, emit: @escaping (MigrationEvent) -> Void) -> Ending {
-        started = clock.now
+        let started = clock.now
         let stamped: (MigrationEvent) -> Void = { [clock, started] event in
             var event = event
             event.atMs = milliseconds(clock.now - started)
