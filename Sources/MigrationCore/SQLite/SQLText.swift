@@ -33,6 +33,13 @@ public enum SQLText {
         "\"" + name.replacingOccurrences(of: "\"", with: "\"\"") + "\""
     }
 
+    /// A LIKE pattern, for use with `ESCAPE '\'`, that matches the names starting with
+    /// `prefix` (whose `_` and `%` are taken as they are).
+    static func likePattern(startingWith prefix: String) -> String {
+        prefix.replacingOccurrences(of: "\\", with: "\\\\").replacingOccurrences(of: "_", with: "\\_")
+            .replacingOccurrences(of: "%", with: "\\%") + "%"
+    }
+
     /// `sql` without `--` and `/* */` comments (strings and quoted names kept intact).
     public static func stripComments(_ sql: String) -> String {
         var result = ""

@@ -24,7 +24,7 @@ public enum TableCounts {
             WHERE type = 'table' AND coalesce(sql, '') NOT LIKE 'CREATE VIRTUAL TABLE%'
               AND name NOT LIKE 'sqlite\\_%' ESCAPE '\\' AND name NOT LIKE ? ESCAPE '\\'
             ORDER BY rowid
-            """, [.text(ProgressStore.internalPrefix.replacingOccurrences(of: "_", with: "\\_") + "%")]
+            """, [.text(SQLText.likePattern(startingWith: ProgressStore.internalPrefix))]
         ).compactMap { $0.first?.textValue }
     }
 

@@ -74,7 +74,7 @@ struct OldTablePurge {
     static func leftoverTables(_ connection: Connection) throws(SQLiteError) -> [String] {
         try connection.rows(
             "SELECT name FROM sqlite_schema WHERE type = 'table' AND name LIKE ? ESCAPE '\\' ORDER BY name",
-            [.text(#"\_preflight\_old\_%"#)]
+            [.text(SQLText.likePattern(startingWith: prefix))]
         ).compactMap { $0[0].textValue }
     }
 }

@@ -26,7 +26,7 @@ enum PendingWork {
         try connection.chunkTransaction { () throws(SQLiteError) in
             for table in try connection.rows(
                 "SELECT name FROM sqlite_schema WHERE type = 'table' AND name LIKE ? ESCAPE '\\'",
-                [.text(#"\_preflight\_new\_%"#)])
+                [.text(SQLText.likePattern(startingWith: TableRebuild.newPrefix))])
             {
                 if let table = table[0].textValue { try connection.execute("DROP TABLE \(SQLText.quote(table))") }
             }
