@@ -17,8 +17,6 @@ public enum RunCommand {
                              [--verify full|quick|off]
         """
 
-    enum Format: String { case json, text, junit }
-
     public static func main(_ arguments: [String], workerExecutable: String) -> Int32 {
         do {
             return try run(arguments, workerExecutable: workerExecutable)
@@ -37,7 +35,7 @@ public enum RunCommand {
         guard let planPath = flags.take("plan") else { throw UsageError("--plan PLAN.json is required") }
         let walPath = flags.take("wal")
         let outPath = flags.take("out")
-        guard let format = Format(rawValue: flags.take("format") ?? "json") else {
+        guard let format = ReportFormat(rawValue: flags.take("format") ?? "json") else {
             throw UsageError("--format must be json, text or junit")
         }
         let devicesDirectory = flags.take("devices-dir") ?? (FileManager.default.fileExists(atPath: "Config/devices") ? "Config/devices" : nil)
@@ -88,11 +86,7 @@ public enum RunCommand {
             if FileManager.default.fileExists(atPath: outPath) { try FileManager.default.removeItem(atPath: outPath) }
             try FileManager.default.copyItem(atPath: migrated, toPath: outPath)
         }
-        switch format {
-        case .json: FileHandle.standardOutput.write(Data(ReportRendering.json(result.report)))
-        case .text: FileHandle.standardOutput.write(Data(ReportRendering.text(result.report).utf8))
-        case .junit: FileHandle.standardOutput.write(Data(ReportRendering.junit(result.report).utf8))
-        }
+        FileHandle.standardOutput.write(Data(ReportRendering.render(result.report, as: format)))
         return result.report.outcome == .completed ? 0 : 1
     }
 }

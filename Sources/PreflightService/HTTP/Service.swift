@@ -316,14 +316,8 @@ final class Service: Sendable {
 
     func reportResponse(_ report: Report, accept: String?) -> HTTPResponse {
         let format = ReportFormat.negotiate(accept: accept)
-        let body: [UInt8]
-        switch format {
-        case .json: body = ReportRendering.json(report)
-        case .text: body = Array(ReportRendering.text(report).utf8)
-        case .junit: body = Array(ReportRendering.junit(report).utf8)
-        }
         var response = HTTPResponse(
-            status: 200, contentType: format.contentType, body: .bytes(body),
+            status: 200, contentType: format.contentType, body: .bytes(ReportRendering.render(report, as: format)),
             headers: [
                 HTTPError.Header(name: "Preflight-Outcome", value: report.outcome.rawValue),
                 HTTPError.Header(name: "Preflight-Job-Id", value: report.jobID),

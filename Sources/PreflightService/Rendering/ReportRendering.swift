@@ -5,6 +5,15 @@ import MigrationCore
 /// terminal, JUnit XML for CI systems. `preflight run --format` and the HTTP service
 /// (by `Accept`) use the same functions, so both say the same thing.
 public enum ReportRendering {
+    /// The report in `format`, as bytes to write or send.
+    static func render(_ report: Report, as format: ReportFormat) -> [UInt8] {
+        switch format {
+        case .json: return json(report)
+        case .text: return Array(text(report).utf8)
+        case .junit: return Array(junit(report).utf8)
+        }
+    }
+
     // MARK: - JSON
 
     /// The report as pretty JSON with sorted keys: the same report always gives the same bytes.

@@ -1,8 +1,9 @@
-/// How a report is answered, chosen by `Accept`: JSON unless the client asks for
-/// `text/plain` (a summary for a terminal) or `application/xml` (JUnit for CI).
+/// How a report is rendered: JSON, a summary for a terminal, or JUnit XML for CI.
+/// `preflight run --format` names it; over HTTP, `Accept` chooses it.
 enum ReportFormat: String, Sendable {
     case json, text, junit
 
+    /// JSON unless the client asks for `text/plain` or `application/xml`.
     static func negotiate(accept: String?) -> ReportFormat {
         guard let accept else { return .json }
         for item in accept.split(separator: ",") {
