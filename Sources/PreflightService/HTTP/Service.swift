@@ -403,11 +403,6 @@ final class Service: Sendable {
         .notFound("no job \(id): it was not run with keep=1, or its \(configuration.keepSeconds) s are over")
     }
 
-    private func fileSize(_ path: String) -> Int64? {
-        var status = stat()
-        return stat(path, &status) == 0 ? Int64(status.st_size) : nil
-    }
-
     // MARK: - After the answer
 
     /// Logs a finished exchange and counts it.

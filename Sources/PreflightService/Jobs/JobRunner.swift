@@ -273,12 +273,6 @@ private struct JobRun {
     }
 }
 
-private func fileSize(_ path: String) -> Int64? {
-    var info = stat()
-    guard stat(path, &info) == 0 else { return nil }
-    return Int64(info.st_size)
-}
-
 /// SHA-256 of a file, read in 1 MiB pieces. With `copy`, each piece is also written to
 /// that new file, so that hashing and copying an upload read it once.
 func sha256OfFile(_ path: String, copyingTo copy: String? = nil) throws(FileError) -> String {

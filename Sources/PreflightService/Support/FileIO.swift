@@ -14,3 +14,9 @@ func writeAll(_ descriptor: Int32, _ bytes: UnsafeRawBufferPointer) -> Bool {
     }
     return true
 }
+
+/// The size of the file at `path`, or nil when it cannot be read.
+func fileSize(_ path: String) -> Int64? {
+    var info = stat()
+    return stat(path, &info) == 0 ? Int64(info.st_size) : nil
+}
