@@ -12,7 +12,10 @@ import MigrationCore
 final class ChildProcess {
     let pid: pid_t
     private let output: Int32
+    /// Read but not yet handed out as lines.
     private var buffer: [UInt8] = []
+    /// What each `read` fills, kept for the child's life (a read per event line).
+    private var chunk = [UInt8](repeating: 0, count: 65536)
     private(set) var startedAt: ContinuousClock.Instant
 
     /// How the child ended.
@@ -72,7 +75,6 @@ final class ChildProcess {
             let ready = poll(&descriptor, 1, timeout)
             if ready < 0 && errno == EINTR { continue }
             if ready <= 0 { continue }
-            var chunk = [UInt8](repeating: 0, count: 65536)
             let count = read(output, &chunk, chunk.count)
             if count < 0 && errno == EINTR { continue }
             if count <= 0 {
