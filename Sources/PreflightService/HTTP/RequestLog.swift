@@ -25,7 +25,7 @@ final class RequestLog: Sendable {
         guard enabled else { return }
         let line = RequestLog.line(entry)
         lock.withLock { _ in
-            Array(line.utf8).withUnsafeBytes { writeAll(2, $0) }
+            _ = Array(line.utf8).withUnsafeBytes { writeAll(2, $0) }
         }
     }
 
