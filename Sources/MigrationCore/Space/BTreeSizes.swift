@@ -45,15 +45,6 @@ final class BTreeSizes {
         assumed[name.lowercased()] = size
     }
 
-    /// The indexes of `table` (automatic ones of UNIQUE and PRIMARY KEY included), with
-    /// the statements that made them (nil for automatic ones).
-    func indexes(of table: String) throws(SQLiteError) -> [(name: String, sql: String?)] {
-        try connection.rows(
-            "SELECT name, sql FROM sqlite_schema WHERE type = 'index' AND tbl_name = ? COLLATE NOCASE ORDER BY rowid",
-            [.text(table)]
-        ).compactMap { row in row[0].textValue.map { ($0, row[1].textValue) } }
-    }
-
     /// Pages of the schema table (rewritten in part by every DDL statement).
     func schemaPages() throws(SQLiteError) -> Int64 {
         max(1, try size(of: "sqlite_schema").pages)

@@ -25,7 +25,8 @@ struct RebuildLoad {
     func run(in simulation: inout SpaceSimulation) throws(SQLiteError) -> Bool {
         let connection = probe.connection
         guard let old = try SpaceProbe.table(rebuild.table, in: connection) else { return false }
-        let oldIndexes = try probe.sizes.indexes(of: old.name)
+        // The indexes the swap drops and, unless the step names its own, recreates.
+        let oldIndexes = try TableSchema.read(old.name, connection)?.indexes(connection) ?? []
         let batchRows = Int64(max(1, rebuild.batchRows))
         // A large table is sampled, not read whole: not even by dbstat (see measure).
         var qualified = old
@@ -38,7 +39,7 @@ struct RebuildLoad {
             "CREATE TABLE \(old.quotedName)(\(rebuild.columns))\(rebuild.options.map { " " + $0 } ?? "")")
         guard let new = try SpaceProbe.table(old.name, in: scratch) else { return false }
         let automatic = try SpaceProbe.indexes(of: old.name, in: scratch)
-        for sql in rebuild.indexes ?? oldIndexes.compactMap(\.sql) { try? scratch.execute(sql) }
+        for sql in rebuild.indexes ?? oldIndexes.map(\.sql) { try? scratch.execute(sql) }
         let built = try SpaceProbe.indexes(of: old.name, in: scratch).filter { index in
             !automatic.contains { $0.name == index.name }
         }
@@ -57,7 +58,7 @@ struct RebuildLoad {
         // A resumed copy has part of the new table already.
         let existingNew = try probe.sizes.size(of: TableRebuild.newPrefix + old.name).pages
 
-        let droppedIndexes = try oldIndexes.filter { $0.sql != nil }.map { (index) throws(SQLiteError) in
+        let droppedIndexes = try oldIndexes.map { (index) throws(SQLiteError) in
             (index.name, try probe.sizes.size(of: index.name).pages)
         }
         let schemaPages = try probe.sizes.schemaPages()
