@@ -21,13 +21,3 @@ struct Catalog {
         with(user).map { $0 + ", " + cte } ?? "WITH " + cte
     }
 }
-
-extension SQLClauses {
-    /// The first name of the text, without quotes.
-    var unquotedFirstName: String? {
-        guard let first = tokens.first, first.kind == .word || first.kind == .quoted else { return nil }
-        let raw = String(text[first.range])
-        guard first.kind == .quoted, raw.count >= 2 else { return raw }
-        return String(raw.dropFirst().dropLast())
-    }
-}

@@ -72,12 +72,19 @@ final class StepSchema {
     func apply(
         _ sql: String, verb: String?, table: String?, inserted: (rows: String, pages: Int64)?, reads: [String]
     ) {
-        let previous = table.flatMap { try? rows(of: $0) }
-        let previousSize = table.flatMap { try? probe.sizes.size(of: $0) }
         replayed.append(sql)
         if let shadowConnection { try? shadowConnection.execute(sql) }
         guard let table, let verb else { return }
         let clauses = SQLClauses(sql)
+        // A word or quoted name at `index` of the statement's tokens, without quotes.
+        func name(at index: Int) -> String? {
+            guard clauses.tokens.indices.contains(index) else { return nil }
+            let token = clauses.tokens[index]
+            return token.kind == .word || token.kind == .quoted ? clauses.unquoted(token) : nil
+        }
+        // The cases that need what the table held before this statement read it from
+        // `relations` and the sizes, which only these cases change (the replay above ran
+        // on the shadow).
         switch verb {
         case "CREATE":
             guard let shape = try? shadow(), let columns = try? Self.columns(of: table, in: shape) else { return }
@@ -92,15 +99,14 @@ final class StepSchema {
             relations[table.lowercased()] = Relation(name: table, columns: [], rows: nil)
             probe.sizes.assume(table, BTreeSizes.Size(pages: 0, usedBytes: 0, cells: 0))
         case "ALTER":
-            guard let previous else { return }
+            guard let previous = try? rows(of: table) else { return }
             let words = StatementRules.leadingWords(of: sql, count: 8)
             if let rename = words.firstIndex(of: "RENAME"), words.indices.contains(rename + 1), words[rename + 1] == "TO",
-                let newName = clauses.tokens.last.map({ String(sql[$0.range]) })
+                let name = name(at: clauses.tokens.count - 1)
             {
-                let name = SQLClauses(newName).unquotedFirstName ?? newName
                 relations[table.lowercased()] = Relation(name: table, columns: [], rows: nil)
                 relations[name.lowercased()] = Relation(name: name, columns: previous.columns, rows: previous.rows)
-                if let previousSize { probe.sizes.assume(name, previousSize) }
+                if let previousSize = try? probe.sizes.size(of: table) { probe.sizes.assume(name, previousSize) }
                 probe.sizes.assume(table, BTreeSizes.Size(pages: 0, usedBytes: 0, cells: 0))
                 return
             }
@@ -109,9 +115,7 @@ final class StepSchema {
             else { return }
             var renamed: [String: String] = [:]
             if words.contains("RENAME"), let to = clauses.tokens.lastIndex(where: { $0.keyword == "TO" }), to >= 1 {
-                let old = SQLClauses(String(sql[clauses.tokens[to - 1].range])).unquotedFirstName ?? ""
-                let new = SQLClauses(String(sql[clauses.tokens[to + 1 < clauses.tokens.count ? to + 1 : to].range])).unquotedFirstName ?? ""
-                renamed[new.lowercased()] = old
+                renamed[(name(at: to + 1) ?? "").lowercased()] = name(at: to - 1) ?? ""
             }
             let had = Set(previous.columns.map { $0.lowercased() })
             let values = columns.map { column -> String in
@@ -123,11 +127,11 @@ final class StepSchema {
             relations[table.lowercased()] = Relation(
                 name: table, columns: columns, rows: Self.derived(from: previous, values: values))
         case "INSERT", "REPLACE":
-            guard let previous, let inserted, let previousRows = previous.rows else { return }
+            guard let inserted, let previous = try? rows(of: table), let previousRows = previous.rows else { return }
             relations[table.lowercased()] = Relation(
                 name: table, columns: previous.columns,
                 rows: "SELECT * FROM (\(previousRows)) UNION ALL SELECT * FROM (\(pinned(inserted.rows, reads: reads)))")
-            var size = previousSize ?? BTreeSizes.Size(pages: 0, usedBytes: 0, cells: 0)
+            var size = (try? probe.sizes.size(of: table)) ?? BTreeSizes.Size(pages: 0, usedBytes: 0, cells: 0)
             size.pages += inserted.pages
             size.usedBytes += inserted.pages * probe.geometry.usableSize
             probe.sizes.assume(table, size)
