@@ -140,14 +140,11 @@ struct RebuildLoad {
             "count(*)", "count(\(kept("1")))",
             "sum(\(kept("\(RecordSizeFunctions.cellSize)(\(shape.cellArguments { SQLText.quote($0.name) }))")))",
         ]
+        // An index entry counts for a kept row its condition (if any) holds for.
         terms += indexes.map { index in
-            let arguments = SpaceProbe.entryArguments(index, of: shape).joined(separator: ", ")
-            let when = "\(filtered)\(index.condition.map { " AND (\($0))" } ?? "")"
-            return """
-                count(CASE WHEN \(when) THEN 1 END), \
-                sum(CASE WHEN \(when) THEN \(RecordSizeFunctions.cellSize)(1, NULL, \(arguments)) END), \
-                sum(CASE WHEN \(when) THEN \(RecordSizeFunctions.recordSize)(\(arguments)) END)
-                """
+            var entries = index
+            entries.condition = "\(filtered)\(index.condition.map { " AND (\($0))" } ?? "")"
+            return SpaceProbe.indexTerms(entries, of: shape)
         }
         let sql = """
             WITH _preflight_s0(\(inner.joined(separator: ", "))) AS (\
