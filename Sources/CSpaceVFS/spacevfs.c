@@ -202,20 +202,29 @@ static void spaceSetSize(SpaceNode *pNode, i64 szNew){
   pNode->szFile = szNew;
 }
 
-/* Subtract everything pNode counts, unlink it from the list, free it. */
-static void spaceDropNode(SpaceNode *pNode){
-  SpaceNode **pp;
-  spaceAdjust(pNode->eClass, -pNode->szFile);
-  spaceAdjust(SPACEVFS_CLASS_SHM, -pNode->szShm);
-  pNode->szFile = 0;
-  pNode->szShm = 0;
-  for(pp=&gSpace.pNodes; *pp; pp=&(*pp)->pNext){
-    if( *pp==pNode ){ *pp = pNode->pNext; break; }
-  }
+/* The same for the node's -shm. */
+static void spaceSetShmSize(SpaceNode *pNode, i64 szNew){
+  spaceAdjust(SPACEVFS_CLASS_SHM, szNew - pNode->szShm);
+  pNode->szShm = szNew;
+}
+
+/* Frees a node already out of the list (one embedded in its file stays). */
+static void spaceFreeNode(SpaceNode *pNode){
   if( !pNode->bEmbedded ){
     sqlite3_free(pNode->zName);
     sqlite3_free(pNode);
   }
+}
+
+/* Subtract everything pNode counts, unlink it from the list, free it. */
+static void spaceDropNode(SpaceNode *pNode){
+  SpaceNode **pp;
+  spaceSetSize(pNode, 0);
+  spaceSetShmSize(pNode, 0);
+  for(pp=&gSpace.pNodes; *pp; pp=&(*pp)->pNext){
+    if( *pp==pNode ){ *pp = pNode->pNext; break; }
+  }
+  spaceFreeNode(pNode);
 }
 
 /* The named node for zName, or NULL. */
@@ -429,10 +438,7 @@ static int spaceShmMap(sqlite3_file *pFile, int iRegion, int szRegion,
       p->bShm = 1;
       p->pNode->nShmRef++;
     }
-    if( iEnd>p->pNode->szShm ){
-      spaceAdjust(SPACEVFS_CLASS_SHM, iEnd - p->pNode->szShm);
-      p->pNode->szShm = iEnd;
-    }
+    if( iEnd>p->pNode->szShm ) spaceSetShmSize(p->pNode, iEnd);
     pthread_mutex_unlock(&gSpace.mutex);
   }
   return rc;
@@ -457,10 +463,7 @@ static int spaceShmUnmap(sqlite3_file *pFile, int deleteFlag){
     p->bShm = 0;
     p->pNode->nShmRef--;
   }
-  if( rc==SQLITE_OK && deleteFlag && p->pNode->nShmRef==0 ){
-    spaceAdjust(SPACEVFS_CLASS_SHM, -p->pNode->szShm);
-    p->pNode->szShm = 0;
-  }
+  if( rc==SQLITE_OK && deleteFlag && p->pNode->nShmRef==0 ) spaceSetShmSize(p->pNode, 0);
   pthread_mutex_unlock(&gSpace.mutex);
   return rc;
 }
@@ -736,10 +739,7 @@ int spacevfs_register(const char *zStatsPath){
     SpaceNode *pNode = *pp;
     if( pNode->nRef==0 ){
       *pp = pNode->pNext;
-      if( !pNode->bEmbedded ){
-        sqlite3_free(pNode->zName);
-        sqlite3_free(pNode);
-      }
+      spaceFreeNode(pNode);
       continue;
     }
     if( pNode->nShmRef==0 ) pNode->szShm = 0;
