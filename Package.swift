@@ -27,6 +27,9 @@ let package = Package(
         .testTarget(
             name: "PreflightServiceTests",
             dependencies: ["PreflightService", "MigrationCore", "TestSupport", "CSQLite"]),
+        .testTarget(
+            name: "DifferentialTests", dependencies: ["MigrationCore", "TestSupport", "CSQLite"],
+            exclude: ["Fixtures"]),
     ],
     swiftLanguageModes: [.v6]
 )
