@@ -9,6 +9,20 @@ enum Corpus {
     /// (`CorpusTests` checks the folder holds exactly these).
     static let apps = ["antennapod", "k9mail", "wikipedia-android", "duckduckgo-android", "fairemail", "siskin-im"]
 
+    /// Steps that remove rows on purpose, which the corpus's format has no key for (its
+    /// README: the seeds hold "rows that later steps delete or transform"). A plan author
+    /// declares such a step with `"row_loss": "allowed"` (CONTRACT §1), or Preflight ends
+    /// the run `verification_failed`; the loader adds the key to these steps only.
+    /// `CorpusTests` checks that this is exactly where plain SQLite loses rows, so a
+    /// declaration can neither hide a loss nor go stale. `rows_lost` is compared with the
+    /// oracle's either way.
+    static let rowLossSteps: [String: [Int: String]] = [
+        "duckduckgo-android": [
+            3: "MIGRATION_2_TO_3 empties network_leaderboard (DELETE FROM `network_leaderboard`)",
+            30: "MIGRATION_29_TO_30 copies bookmarks into a table with UNIQUE (url) ON CONFLICT REPLACE: duplicate urls collapse",
+        ],
+    ]
+
     /// The fixture folder, found from this file so that the tests read their own copy.
     static let directory: URL = URL(fileURLWithPath: #filePath).deletingLastPathComponent()
         .appendingPathComponent("Fixtures/corpus", isDirectory: true)
@@ -29,7 +43,11 @@ enum Corpus {
         }
 
         var oracleSteps: [[String]] = []
-        for (index, step) in steps.enumerated() {
+        let rowLoss = rowLossSteps[app] ?? [:]
+        var planSteps: [[String: Any]] = []
+        for (index, var step) in steps.enumerated() {
+            if rowLoss[index + 1] != nil { step["row_loss"] = "allowed" }
+            planSteps.append(step)
             guard step["version"] as? Int == index + 1 else {
                 throw CorpusError("\(app).plan.json: step \(index + 1) has version \(step["version"] ?? "none"); versions run 1, 2, ...")
             }
@@ -42,6 +60,8 @@ enum Corpus {
                 throw CorpusError("\(app).plan.json: step \(index + 1) is not a sql step, and the corpus has only those")
             }
         }
+
+        plan["steps"] = planSteps
 
         var description: [String] = []
         if let source = plan.removeValue(forKey: "source") { description.append("Source: \(source)") }

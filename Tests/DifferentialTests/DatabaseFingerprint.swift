@@ -40,6 +40,25 @@ struct DatabaseFingerprint: Sendable {
         schema.filter { $0.name.lowercased().hasPrefix("_preflight_") }
     }
 
+    /// `counts` without SQLite's own `sqlite_*` tables and Preflight's `_preflight_*`: the
+    /// tables the report's `input.tables`, `final.tables` and `rows_lost` speak of
+    /// (Sources/MigrationCore/Verification/TableCounts.swift).
+    static func reportedTables(_ counts: [String: Int64]) -> [String: Int64] {
+        counts.filter { table, _ in
+            let folded = table.lowercased()
+            return !folded.hasPrefix("sqlite_") && !folded.hasPrefix("_preflight_")
+        }
+    }
+
+    /// The row count of every table that stores rows (see `rowCounts`).
+    static func rowCounts(_ db: PlainSQLite) throws -> [String: Int64] {
+        var counts: [String: Int64] = [:]
+        for table in try storedTables(db) {
+            counts[table] = try db.integer("SELECT count(*) FROM main.\(PlainSQLite.quote(table))")
+        }
+        return counts
+    }
+
     /// Reads the fingerprint of the file at `path`.
     static func read(_ path: String) throws -> DatabaseFingerprint {
         try read(PlainSQLite(path: path))
@@ -50,12 +69,9 @@ struct DatabaseFingerprint: Sendable {
             SchemaEntry(
                 type: row[0] ?? "", name: row[1] ?? "", tableName: row[2] ?? "", sql: row[3].map(normalise))
         }.sorted()
-        var counts: [String: Int64] = [:]
+        let counts = try rowCounts(db)
         var hashes: [String: String] = [:]
-        for table in try storedTables(db) {
-            counts[table] = try db.integer("SELECT count(*) FROM main.\(PlainSQLite.quote(table))")
-            hashes[table] = hash(try rows(of: table, in: db))
-        }
+        for table in counts.keys { hashes[table] = hash(try rows(of: table, in: db)) }
         return DatabaseFingerprint(
             userVersion: try db.integer("PRAGMA main.user_version"), schema: schema, rowCounts: counts,
             contentHashes: hashes)

@@ -164,7 +164,7 @@ private struct Comparison {
             return
         }
         compareCounts(
-            reported.mapValues(Int64.init), Self.userTables(oracle.end.fingerprint.rowCounts), what: "in the report's final.tables")
+            reported.mapValues(Int64.init), DatabaseFingerprint.reportedTables(oracle.end.fingerprint.rowCounts), what: "in the report's final.tables")
     }
 
     /// `input.tables` is what `rows_lost` is computed from, so it must be the version-1
@@ -175,7 +175,7 @@ private struct Comparison {
             return
         }
         compareCounts(
-            reported.mapValues(Int64.init), Self.userTables(oracle.versionOne?.fingerprint.rowCounts ?? [:]),
+            reported.mapValues(Int64.init), DatabaseFingerprint.reportedTables(oracle.versionOne?.fingerprint.rowCounts ?? [:]),
             what: "in the report's input.tables", versus: "the oracle's version-1 file")
     }
 
@@ -188,7 +188,7 @@ private struct Comparison {
         guard let before = oracle.versionOne?.fingerprint.rowCounts else { return [:] }
         let after = oracle.end.fingerprint.rowCounts
         var lost: [String: Int] = [:]
-        for (table, count) in Self.userTables(before) {
+        for (table, count) in DatabaseFingerprint.reportedTables(before) {
             if let countAfter = after[table], countAfter < count { lost[table] = Int(count - countAfter) }
         }
         return lost
@@ -248,20 +248,14 @@ private struct Comparison {
         }
     }
 
-    /// Counts without SQLite's own tables and Preflight's, as the report shows them.
-    private static func userTables(_ counts: [String: Int64]) -> [String: Int64] {
-        counts.filter { table, _ in
-            let folded = table.lowercased()
-            return !folded.hasPrefix("sqlite_") && !folded.hasPrefix("_preflight_")
-        }
-    }
-
+    /// A report value as JSON text, for messages (a decoded `false` would print as 0).
     private func json(_ value: Any?) -> String {
-        guard let value, !(value is NSNull) else { return "null" }
-        if JSONSerialization.isValidJSONObject(value),
-            let data = try? JSONSerialization.data(withJSONObject: value, options: [.sortedKeys])
+        guard let value else { return "absent" }
+        // Wrapped in an array, so that scalars serialise too; the brackets are then dropped.
+        if JSONSerialization.isValidJSONObject([value]),
+            let data = try? JSONSerialization.data(withJSONObject: [value], options: [.sortedKeys])
         {
-            return String(decoding: data, as: UTF8.self)
+            return String(String(decoding: data, as: UTF8.self).dropFirst().dropLast())
         }
         return "\(value)"
     }

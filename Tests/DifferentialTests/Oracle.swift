@@ -20,6 +20,10 @@ enum Oracle {
         var versionOne: File?
         /// The database after the last step.
         var end: File
+        /// For each step after which a table that existed before it has fewer rows, those
+        /// tables and how many rows each lost (as `DatabaseFingerprint.reportedTables`
+        /// counts tables). Steps that lose nothing are absent.
+        var stepLosses: [Int: [String: Int64]] = [:]
     }
 
     /// Runs `testCase` from `start`, making its files in `directory`.
@@ -35,10 +39,13 @@ enum Oracle {
         switch start {
         case .empty:
             let db = try PlainSQLite(path: endPath, create: true)
+            var losses = Losses()
             for (index, statements) in testCase.oracleSteps.enumerated() {
-                try apply(version: index + 1, statements: statements, on: db)
+                try losses.measure(version: index + 1, on: db) { try apply(version: index + 1, statements: statements, on: db) }
             }
-            return Run(versionOne: nil, end: File(path: endPath, fingerprint: try DatabaseFingerprint.read(db)))
+            return Run(
+                versionOne: nil, end: File(path: endPath, fingerprint: try DatabaseFingerprint.read(db)),
+                stepLosses: losses.byStep)
         case .seeded:
             let versionOnePath = directory.file("oracle-v1.db")
             let versionOne = try buildVersionOne(testCase, at: versionOnePath)
@@ -46,10 +53,13 @@ enum Oracle {
             // the same database; the copy goes on, the original is Preflight's input.
             try FileManager.default.copyItem(atPath: versionOnePath, toPath: endPath)
             let db = try PlainSQLite(path: endPath)
+            var losses = Losses()
             for (index, statements) in testCase.oracleSteps.enumerated().dropFirst() {
-                try apply(version: index + 1, statements: statements, on: db)
+                try losses.measure(version: index + 1, on: db) { try apply(version: index + 1, statements: statements, on: db) }
             }
-            return Run(versionOne: versionOne, end: File(path: endPath, fingerprint: try DatabaseFingerprint.read(db)))
+            return Run(
+                versionOne: versionOne, end: File(path: endPath, fingerprint: try DatabaseFingerprint.read(db)),
+                stepLosses: losses.byStep)
         }
     }
 
@@ -69,6 +79,23 @@ enum Oracle {
             fingerprint = try DatabaseFingerprint.read(db)
         }  // The connection closes here, before anyone copies or reads the file.
         return File(path: path, fingerprint: fingerprint)
+    }
+
+    /// Row counts before and after each step, kept where a table lost rows: which steps of a
+    /// chain remove rows is what a plan declares with `"row_loss": "allowed"`.
+    private struct Losses {
+        var byStep: [Int: [String: Int64]] = [:]
+
+        mutating func measure(version: Int, on db: PlainSQLite, _ step: () throws -> Void) throws {
+            let before = DatabaseFingerprint.reportedTables(try DatabaseFingerprint.rowCounts(db))
+            try step()
+            let after = try DatabaseFingerprint.rowCounts(db)
+            var lost: [String: Int64] = [:]
+            for (table, count) in before {
+                if let countAfter = after[table], countAfter < count { lost[table] = count - countAfter }
+            }
+            if !lost.isEmpty { byStep[version] = lost }
+        }
     }
 
     /// One step: its statements and the version bump in one `BEGIN IMMEDIATE` transaction.
