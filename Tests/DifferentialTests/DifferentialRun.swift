@@ -73,6 +73,16 @@ private struct Comparison {
             discrepancies.append("preflight run wrote no --out file at \(outPath)")
             return
         }
+        // Checked before SQLite opens the file: it would read a -wal (or roll back a hot
+        // journal) beside it as part of the database, and so hide that --out alone, what a
+        // user takes away, is not that database. Empty sidecars hold no pages and do not count.
+        for suffix in ["-wal", "-journal"] where FileManager.default.fileExists(atPath: outPath + suffix) {
+            let size = try FileManager.default.attributesOfItem(atPath: outPath + suffix)[.size] as? Int ?? 0
+            if size > 0 {
+                discrepancies.append(
+                    "preflight run left \((outPath as NSString).lastPathComponent + suffix) (\(size) bytes) beside the --out file, which must be one self-contained file (CONTRACT §4)")
+            }
+        }
         let actual = try DatabaseFingerprint.read(outPath)
         if actual.userVersion != expected.userVersion {
             discrepancies.append(
@@ -101,8 +111,7 @@ private struct Comparison {
                 "Preflight's bookkeeping \(entry.label) is left in the --out file; no _preflight_ table, index or trigger may survive a run")
         }
 
-        compareCounts(
-            actual.rowCounts, expected.rowCounts, what: "in the --out file")
+        compareCounts(actual.rowCounts, expected.rowCounts, what: "in the --out file")
 
         let actualSchema = Dictionary(grouping: actual.schema, by: \.label)
         let expectedSchema = Dictionary(grouping: expected.schema, by: \.label)
