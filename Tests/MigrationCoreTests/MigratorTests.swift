@@ -86,6 +86,15 @@ struct MigratorTests {
         #expect(try FixtureDatabase.count("notes", at: path) == 2)
     }
 
+    /// SQLite prepares only the first statement of a text: a second one must not vanish.
+    @Test func aStatementGluedToAnotherIsAnErrorNotLeftOut() throws {
+        let connection = try Connection(path: ":memory:")
+        #expect(throws: SQLiteError.self) { try connection.prepare("CREATE TABLE a(x); CREATE TABLE b(y)") }
+        #expect(throws: SQLiteError.self) { try connection.prepare("CREATE TABLE a(x); INSERT INTO a VALUES (1)") }
+        _ = try connection.prepare("SELECT 1; -- a comment after the statement\n /* and another */ ")
+        #expect(try connection.integer("SELECT count(*) FROM sqlite_schema") == 0)
+    }
+
     @Test func aFailingStatementRollsBackOnlyItsStep() throws {
         let directory = TemporaryDirectory("migrator")
         let path = try FixtureDatabase.create(at: directory.file("a.db"), sql: "CREATE TABLE a(x); INSERT INTO a VALUES (1), (2);")
