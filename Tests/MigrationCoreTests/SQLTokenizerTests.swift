@@ -144,6 +144,8 @@ import Testing
         #expect(tokens("SELECT 1\u{0}; x") == [
             Pair(.keyword, "SELECT"), Pair(.number, "1"), Pair(.illegal, "\u{0}"), Pair(.punctuation, ";"), Pair(.identifier, "x"),
         ])
+        // A NUL inside a quote ends it there, as SQLite's end of input would.
+        #expect(tokens("'a\u{0}b'") == [Pair(.illegal, "'a"), Pair(.illegal, "\u{0}"), Pair(.identifier, "b"), Pair(.illegal, "'")])
     }
 
     @Test func tokensTileAnyText() {
