@@ -44,8 +44,10 @@ enum CompatibilityWarnings {
         case .rebuild(let rebuild): texts = [rebuild.columns, rebuild.select, rebuild.options ?? ""] + (rebuild.indexes ?? []) + (rebuild.triggers ?? [])
         case .backfill(let backfill): texts = [backfill.set, backfill.filter ?? ""]
         }
+        // The words SQLite reads, not those inside strings, quoted names or comments.
         return texts.flatMap { text in
-            text.uppercased().split(whereSeparator: { !($0.isLetter || $0.isNumber || $0 == "_") }).map(String.init)
+            let tokenizer = SQLTokenizer(text)
+            return tokenizer.filter { $0.kind == .keyword || $0.kind == .identifier }.map { tokenizer.text($0).uppercased() }
         }
     }
 
