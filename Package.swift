@@ -20,7 +20,12 @@ let package = Package(
         .target(
             name: "PreflightService", dependencies: ["MigrationCore", "CMicroHTTPD", "CSpaceVFS", "CProcess"],
             // Documents are files, built into the binary as bytes (`PackageResources`), no bundle at run time.
-            resources: [.embedInCode("Resources/openapi.json")]),
+            resources: [
+                .embedInCode("Resources/openapi.json"),
+                // A copy of Config/preflight.json (SwiftPM embeds only files inside the target);
+                // ConfigurationTests keeps the two byte for byte the same.
+                .embedInCode("Resources/preflight.json"),
+            ]),
         .executableTarget(name: "preflight", dependencies: ["PreflightService", "MigrationCore"]),
         .executableTarget(
             name: "preflight-bench", dependencies: ["MigrationCore", "PreflightService", "CMicroHTTPD"],

@@ -131,11 +131,14 @@ import TestSupport
     private let temporary = TemporaryDirectory("config")
     var directory: String { temporary.path }
 
+    /// The embedded copy is the repository's file, byte for byte: the one place of every default.
     @Test func embeddedDefaultIsTheRepositoryFile() throws {
         let root = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
             .deletingLastPathComponent().path
         let file = try #require(FileManager.default.contents(atPath: root + "/Config/preflight.json"))
-        #expect(JSONValue.parse([UInt8](file)) == JSONValue.parse(Array(ServiceConfiguration.embeddedDefault.utf8)))
+        #expect(
+            ServiceConfiguration.defaultDocument == [UInt8](file),
+            "Sources/PreflightService/Resources/preflight.json differs from Config/preflight.json: copy it over")
         let fromFile = try ServiceConfiguration.load(path: root + "/Config/preflight.json", environment: [:])
         #expect(fromFile.plansDir == root + "/Config/plans")
         #expect(fromFile.port == 8080)
@@ -151,6 +154,22 @@ import TestSupport
         #expect(configuration.jobDir.hasSuffix("/preflight-jobs"))
         #expect(configuration.tokens.isEmpty)
         #expect(configuration.allowsMissingCatalogs)
+    }
+
+    /// The embedded default names every key; a file names some, and the default gives the rest.
+    @Test func aFileOverridesTheDefaultKeyByKey() throws {
+        let defaults = try #require(JSONValue.parse(ServiceConfiguration.defaultDocument)?.objectValue)
+        #expect(Set(defaults.keys) == Set(ServiceConfiguration.keys.map(\.key)))
+        let file = directory + "/Config/partial.json"
+        try FileManager.default.createDirectory(atPath: directory + "/Config", withIntermediateDirectories: true)
+        try #"{"port": 9090, "plans_dir": "my-plans"}"#.write(toFile: file, atomically: true, encoding: .utf8)
+        let configuration = try ServiceConfiguration.load(path: file, environment: [:], currentDirectory: "/srv/app")
+        #expect(configuration.port == 9090)
+        #expect(configuration.plansDir == directory + "/my-plans")
+        #expect(configuration.devicesDir == "/srv/app/Config/devices")
+        #expect(configuration.maxConcurrentJobs == defaults["max_concurrent_jobs"]?.integerValue.map(Int.init))
+        #expect(configuration.queueLength == defaults["queue_length"]?.integerValue.map(Int.init))
+        #expect(!configuration.allowsMissingCatalogs)
     }
 
     @Test func environmentOverridesEveryKey() throws {
@@ -213,7 +232,8 @@ import TestSupport
     }
 
     @Test func missingCatalogDirectoriesStopAConfiguredStart() throws {
-        var configuration = ServiceConfiguration()
+        var configuration = try ServiceConfiguration.load(path: nil, environment: [:])
+        configuration.allowsMissingCatalogs = false
         configuration.plansDir = directory + "/no-plans"
         configuration.devicesDir = directory
         #expect(throws: ConfigurationError.self) {
