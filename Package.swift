@@ -17,7 +17,15 @@ let package = Package(
         .target(name: "CHash", path: "Sources/CHash"),
         .target(name: "MigrationCore", dependencies: ["CSQLite", "CSpaceVFS", "CHash"]),
         .target(name: "CProcess", path: "Sources/CProcess"),
-        .target(name: "PreflightService", dependencies: ["MigrationCore", "CMicroHTTPD", "CSpaceVFS", "CProcess"]),
+        .target(
+            name: "PreflightService", dependencies: ["MigrationCore", "CMicroHTTPD", "CSpaceVFS", "CProcess"],
+            // Documents are files, built into the binary as bytes (`PackageResources`), no bundle at run time.
+            resources: [
+                .embedInCode("Resources/openapi.json"),
+                // A copy of Config/preflight.json (SwiftPM embeds only files inside the target);
+                // ConfigurationTests keeps the two byte for byte the same.
+                .embedInCode("Resources/preflight.json"),
+            ]),
         .executableTarget(name: "preflight", dependencies: ["PreflightService", "MigrationCore"]),
         .executableTarget(
             name: "preflight-bench", dependencies: ["MigrationCore", "PreflightService", "CMicroHTTPD"],

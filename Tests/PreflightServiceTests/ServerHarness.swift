@@ -102,10 +102,10 @@ final class ServerProcess: @unchecked Sendable {
         }
     }
 
-    /// Waits until `condition` holds (polling every 20 ms); answers whether it did.
-    func eventually(_ timeout: TimeInterval = 10, _ condition: () -> Bool) -> Bool {
-        let deadline = Date(timeIntervalSinceNow: timeout)
-        while Date() < deadline {
+    /// Waits until `condition` holds, polling it every 20 ms at most `polls` times (about
+    /// 10 s); answers whether it did, so that a caller's `#expect` fails instead of hanging.
+    func eventually(polls: Int = 500, _ condition: () -> Bool) -> Bool {
+        for _ in 0..<polls {
             if condition() { return true }
             Thread.sleep(forTimeInterval: 0.02)
         }

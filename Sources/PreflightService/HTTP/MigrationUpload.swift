@@ -4,7 +4,9 @@ import MigrationCore
 
 /// The upload of one `POST /v1/migrations`, from its admission (after the headers) to
 /// the start of its job: the bytes go straight to `job_dir/<id>/input.db` (and
-/// `input.db-wal`) as they arrive, so memory does not grow with the file.
+/// `input.db-wal`) as they arrive, so memory does not grow with the file. It holds the
+/// job's scheduler ticket, which the service gives back once (`Service.discard` or the
+/// job's slot).
 ///
 /// Used only by the connection's own thread (libmicrohttpd runs a thread per
 /// connection here), hence `@unchecked Sendable` for the hop into the handler.
@@ -28,10 +30,8 @@ final class MigrationUpload: @unchecked Sendable {
     let keep: Bool
     let maxBytes: Int64
     let admitted = ContinuousClock.now
-    /// `plan=NAME` from the query, already checked to be registered.
-    let registeredPlan: (name: String, plan: Plan)?
-    /// Options from the query (everything but `plan` and `keep`).
-    let queryOptions: [String: String]
+    /// The plan and options as the headers left them.
+    let spec: JobSpec
 
     private(set) var received: Int64 = 0
     private(set) var database: FileSink?
@@ -44,7 +44,7 @@ final class MigrationUpload: @unchecked Sendable {
 
     init(
         id: String, directory: String, ticket: JobScheduler.Ticket, bodyKind: BodyKind, keep: Bool, maxBytes: Int64,
-        declaredBytes: Int64?, registeredPlan: (name: String, plan: Plan)?, queryOptions: [String: String]
+        declaredBytes: Int64?, spec: JobSpec
     ) throws(HTTPError) {
         self.id = id
         self.directory = directory
@@ -52,8 +52,7 @@ final class MigrationUpload: @unchecked Sendable {
         self.bodyKind = bodyKind
         self.keep = keep
         self.maxBytes = maxBytes
-        self.registeredPlan = registeredPlan
-        self.queryOptions = queryOptions
+        self.spec = spec
         guard mkdir(directory, 0o700) == 0 else {
             throw .internal("cannot create the job directory: \(String(cString: strerror(errno)))")
         }

@@ -16,6 +16,10 @@ final class RequestLog: Sendable {
         var outcome: String?
     }
 
+    /// The status logged and counted for a request that got no answer because the client
+    /// went away: nginx's 499 ("client closed request"). It never goes on the wire.
+    static let clientClosedStatus = 499
+
     private let lock = Mutex(())
     private let enabled: Bool
 

@@ -17,7 +17,7 @@ public enum Server {
         do {
             let configuration = try ServiceConfiguration.load(path: configPath)
             try prepareJobDirectory(configuration.jobDir)
-            service = try Service(configuration: configuration, runner: WorkerJobExecutor(runner: JobRunner(workerExecutable: workerExecutable)))
+            service = try Service(configuration: configuration, runner: JobRunner(workerExecutable: workerExecutable))
         } catch {
             FileHandle.standardError.write(Data("preflight serve: \(error)\n".utf8))
             return 2
