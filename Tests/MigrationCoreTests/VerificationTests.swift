@@ -43,7 +43,7 @@ import TestSupport
 
     /// Builds the fixture with `fixtureSQL`, migrates it to `target` and verifies it.
     private func migrateAndVerify(
-        _ plan: Plan, fixtureSQL: String = version1, target: Int? = nil, mode: RunOptions.Verify = .full,
+        _ plan: Plan, fixtureSQL: String = version1, target: Int? = nil, mode: Verifier.Mode = .full,
         in directory: TemporaryDirectory = TemporaryDirectory("verify")
     ) throws -> Verification {
         let path = try FixtureDatabase.create(at: directory.file("work.db"), sql: fixtureSQL)
@@ -239,7 +239,7 @@ import TestSupport
         try damageIndex(at: path)
         let step1 = #"{"version": 1, "name": "t", "sql": "CREATE TABLE t(x INTEGER, y INTEGER); CREATE INDEX t_x ON t(y)"}"#
         let plan = try plan([step1])
-        func verify(_ mode: RunOptions.Verify) throws -> Verification {
+        func verify(_ mode: Verifier.Mode) throws -> Verification {
             try Verifier(plan: plan, target: 1, mode: mode, scratchDirectory: directory.path)
                 .verify(connection: Connection(path: path), tablesBefore: ["t": 3])
         }

@@ -23,14 +23,6 @@ public final class Migrator {
         self.spaceMeter = spaceMeter
     }
 
-    /// How one call to `migrate` ended.
-    public enum Ending: Sendable, Equatable {
-        /// The target was reached.
-        case reached(version: Int)
-        /// The run stopped: refused, failed, disk full or not a database.
-        case stopped(Outcome, Failure)
-    }
-
     public var target: Int { settings.target ?? plan.newestVersion }
 
     public func migrate(databaseAt path: String, emit: @escaping (MigrationEvent) -> Void) -> Ending {
@@ -41,9 +33,9 @@ public final class Migrator {
             emit(event)
         }
         let ending = run(path: path, emit: stamped)
-        if case .stopped(let outcome, let failure) = ending, outcome == .invalidDatabase || failure.step == nil {
+        if case .stopped(let stop, let failure) = ending, stop == .invalidDatabase || failure.step == nil {
             var event = MigrationEvent(.stepFailed)
-            event.outcome = outcome
+            event.stop = stop
             event.failure = failure
             stamped(event)
         }
@@ -188,17 +180,17 @@ public final class Migrator {
     }
 
     private func stop(
-        _ step: Step, _ outcome: Outcome, _ failure: Failure, stepStart: ContinuousClock.Instant,
+        _ step: Step, _ stop: Stop, _ failure: Failure, stepStart: ContinuousClock.Instant,
         emit: (MigrationEvent) -> Void
     ) -> Ending {
         var event = MigrationEvent(.stepFailed, version: step.version)
-        event.outcome = outcome
+        event.stop = stop
         event.failure = failure
         event.estimatedBytes = failure.neededBytes
         event.elapsedMs = milliseconds(clock.now - stepStart)
         event.space = spaceMeter?.stepSpace()
         emit(event)
-        return .stopped(outcome, failure)
+        return .stopped(stop, failure)
     }
 
     private func executor(for step: Step) -> StepExecutor {

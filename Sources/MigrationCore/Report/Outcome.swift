@@ -26,47 +26,23 @@ public enum Outcome: String, Sendable, Codable, CaseIterable {
     }
 }
 
-/// Why a run did not complete: `failure` in the report.
-public struct Failure: Sendable, Codable, Equatable {
-    /// What went wrong, e.g. `future_version`, `sql_error`, `insufficient_space`.
-    public var kind: String
-    public var step: Int?
-    public var message: String
-    public var statement: String?
-    public var sqliteCode: Int32?
-    public var neededBytes: Int64?
-    public var freeBytes: Int64?
-
-    public init(
-        kind: String, step: Int? = nil, message: String, statement: String? = nil, sqliteCode: Int32? = nil,
-        neededBytes: Int64? = nil, freeBytes: Int64? = nil
-    ) {
-        self.kind = kind
-        self.step = step
-        self.message = message
-        self.statement = statement
-        self.sqliteCode = sqliteCode
-        self.neededBytes = neededBytes
-        self.freeBytes = freeBytes
+extension Outcome {
+    /// The outcome of a run that the migrator itself stopped, in a launch that was not killed.
+    public init(_ stop: Migrator.Stop) {
+        switch stop {
+        case .refused: self = .refused
+        case .failed: self = .failed
+        case .diskFull: self = .diskFull
+        case .invalidDatabase: self = .invalidDatabase
+        }
     }
+}
 
-    enum CodingKeys: String, CodingKey {
-        case kind, step, message, statement
-        case sqliteCode = "sqlite_code"
-        case neededBytes = "needed_bytes"
-        case freeBytes = "free_bytes"
-    }
-
-    /// Reasons the gate refuses a file, and the other kinds this module produces.
-    public enum Kind {
-        public static let futureVersion = "future_version"
-        public static let foreignApplicationID = "foreign_application_id"
-        public static let insufficientSpace = "insufficient_space"
-        public static let invalidDatabase = "invalid_database"
-        public static let sqlError = "sql_error"
-        public static let diskFull = "disk_full"
-        public static let verification = "verification"
-        public static let watchdog = "watchdog"
-        public static let workerCrashed = "worker_crashed"
-    }
+extension Failure.Kind {
+    /// The run ended because launches were killed (`watchdog_killed`, `crash_loop`).
+    public static let watchdog = "watchdog"
+    /// A worker process died without finishing: SQLite crashed, or the process was killed.
+    public static let workerCrashed = "worker_crashed"
+    /// The target was reached, but verification found problems (`verification_failed`).
+    public static let verification = "verification"
 }

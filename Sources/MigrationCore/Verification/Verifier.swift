@@ -14,13 +14,23 @@ import Foundation
 public struct Verifier: Sendable {
     public let plan: Plan
     public let target: Int
-    public let mode: RunOptions.Verify
+    public let mode: Mode
     public let scratchDirectory: String
+
+    /// How thoroughly the file's integrity is checked; the other checks always run.
+    public enum Mode: String, Sendable, Codable {
+        /// `PRAGMA integrity_check`.
+        case full
+        /// `PRAGMA quick_check`: no index-against-table cross-check.
+        case quick
+        /// No integrity check.
+        case off
+    }
 
     /// How many lines of `integrity_check` / `quick_check` the report keeps.
     static let integrityLines = 10
 
-    public init(plan: Plan, target: Int, mode: RunOptions.Verify, scratchDirectory: String) {
+    public init(plan: Plan, target: Int, mode: Mode, scratchDirectory: String) {
         self.plan = plan
         self.target = target
         self.mode = mode

@@ -158,7 +158,8 @@ private struct JobRun {
                 ended: record.ending, elapsedMs: run.elapsedMs, startMs: record.startMs))
             if launcher.cancellation.isCancelled { return stopAfterMigration(.failed, cancelledFailure) }
             if record.finished != nil { return nil }
-            if let failed = record.stepFailure, let outcome = failed.outcome {
+            if let failed = record.stepFailure, let stopped = failed.stop {
+                let outcome = Outcome(stopped)
                 let failure = failed.failure ?? Failure(kind: outcome.rawValue, message: outcome.meaning)
                 // A refused file is still a database: its state is reported, as for any other
                 // ending that leaves one.

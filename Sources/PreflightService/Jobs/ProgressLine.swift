@@ -13,7 +13,7 @@ enum ProgressLine {
             if let peak = event.space?.peakBytes { text += ", peak \(ReportRendering.bytes(peak))" }
             return text
         case .stepFailed:
-            return "launch \(launch): \(event.version == nil ? "stopped" : step): \(event.outcome?.rawValue ?? "failed"): \(event.failure?.message ?? "")"
+            return "launch \(launch): \(event.version == nil ? "stopped" : step): \(event.stop?.rawValue ?? "failed"): \(event.failure?.message ?? "")"
         default:
             return nil
         }

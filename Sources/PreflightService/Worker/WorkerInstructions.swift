@@ -8,8 +8,8 @@ struct WorkerInstructions: Codable, Sendable {
 
     var plan: String
     var target: Int?
-    var spaceCheck: RunOptions.SpaceCheck
-    var verify: RunOptions.Verify
+    var spaceCheck: MigrationSettings.SpaceCheck
+    var verify: Verifier.Mode
     var connection: ConnectionSettings
     /// Row counts of the input, for the verifier's `rows_lost`; set after inspection.
     var tablesBefore: [String: Int64]?
