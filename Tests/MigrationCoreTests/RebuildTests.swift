@@ -351,29 +351,27 @@ enum RebuildFixture {
 
     /// Runs the migrator once, as one launch, and collects its events.
     static func migrate(
-        _ path: String, _ plan: Plan, faults: FaultInjection = .none
+        _ path: String, _ plan: Plan, hooks: MigrationHooks? = nil
     ) -> (Migrator.Ending, [MigrationEvent]) {
         let collected = EventLog()
-        let migrator = Migrator(plan: plan, settings: MigrationSettings(spaceCheck: .off, faults: faults))
+        let migrator = Migrator(plan: plan, settings: MigrationSettings(spaceCheck: .off), hooks: hooks)
         let ending = migrator.migrate(databaseAt: path) { collected.events.append($0) }
         return (ending, collected.events)
     }
 
     /// A later launch: what the migrator is to do right after opening (finish an applied
     /// rebuild's purge that the previous launch was killed in), then the run itself.
-    static func relaunch(_ path: String, _ plan: Plan, faults: FaultInjection = .none) throws -> (Migrator.Ending, [MigrationEvent]) {
+    static func relaunch(_ path: String, _ plan: Plan, hooks: MigrationHooks? = nil) throws -> (Migrator.Ending, [MigrationEvent]) {
         do {
             let connection = try Connection(path: path)
             try TableRebuild.finishPendingPurge(connection: connection, plan: plan)
         }
-        return migrate(path, plan, faults: faults)
+        return migrate(path, plan, hooks: hooks)
     }
 
-    /// A fault that stops the step in-process, leaving its transaction open (a simulated kill).
-    static func kill(afterBatches: Int? = nil, at point: FaultInjection.Point? = nil) -> FaultInjection {
-        var faults = FaultInjection(afterBatches: afterBatches, point: point)
-        faults.abandons = true
-        return faults
+    /// Hooks that stop the step in-process, leaving its transaction open (a simulated kill).
+    static func kill(afterBatches: Int? = nil, at checkpoint: MigrationCheckpoint? = nil) -> AbandonAt {
+        AbandonAt(afterBatches: afterBatches, checkpoint: checkpoint)
     }
 
     /// Names of Preflight's own tables and indexes left in the database.
@@ -384,6 +382,17 @@ enum RebuildFixture {
             names += try db.rows("SELECT name FROM sqlite_sequence WHERE name \(pattern)").compactMap { $0[0].textValue }
         }
         return names
+    }
+}
+
+/// Answers `.abandon` at `checkpoint`, or once `afterBatches` batches have committed.
+struct AbandonAt: MigrationHooks {
+    var afterBatches: Int?
+    var checkpoint: MigrationCheckpoint?
+
+    func reached(_ reached: MigrationCheckpoint) -> MigrationHookAnswer {
+        if case .batchesCommitted(let count) = reached, let afterBatches, count >= afterBatches { return .abandon }
+        return reached == checkpoint ? .abandon : .proceed
     }
 }
 

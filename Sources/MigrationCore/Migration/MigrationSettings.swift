@@ -4,17 +4,11 @@ public struct MigrationSettings: Sendable, Equatable {
     public var target: Int?
     public var spaceCheck: SpaceCheck
     public var connection: ConnectionSettings
-    /// Test-only abrupt exits.
-    public var faults: FaultInjection
 
-    public init(
-        target: Int? = nil, spaceCheck: SpaceCheck = .estimate,
-        connection: ConnectionSettings = ConnectionSettings(), faults: FaultInjection = .none
-    ) {
+    public init(target: Int? = nil, spaceCheck: SpaceCheck = .estimate, connection: ConnectionSettings = ConnectionSettings()) {
         self.target = target
         self.spaceCheck = spaceCheck
         self.connection = connection
-        self.faults = faults
     }
 
     /// Whether a step is refused when its space estimate exceeds the free space.

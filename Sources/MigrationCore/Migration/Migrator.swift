@@ -15,12 +15,17 @@ public final class Migrator {
     public let plan: Plan
     public let settings: MigrationSettings
     let spaceMeter: SpaceMeter?
+    let hooks: MigrationHooks?
     private let clock = ContinuousClock()
 
-    public init(plan: Plan, settings: MigrationSettings, spaceMeter: SpaceMeter? = nil) {
+    /// - Parameters:
+    ///   - spaceMeter: where free space and each step's space come from; nil for unmetered.
+    ///   - hooks: asked at every checkpoint (`MigrationCheckpoint`); nil for none.
+    public init(plan: Plan, settings: MigrationSettings, spaceMeter: SpaceMeter? = nil, hooks: MigrationHooks? = nil) {
         self.plan = plan
         self.settings = settings
         self.spaceMeter = spaceMeter
+        self.hooks = hooks
     }
 
     public var target: Int { settings.target ?? plan.newestVersion }
@@ -105,7 +110,7 @@ public final class Migrator {
         var batchesThisLaunch = 0
         while version < target, let step = plan.step(version: version + 1) {
             let context = StepContext(
-                connection: connection, plan: plan, step: step, faults: settings.faults,
+                connection: connection, plan: plan, step: step, hooks: hooks,
                 adoptApplicationID: adoptApplicationID, batchesThisLaunch: batchesThisLaunch,
                 spaceMeter: spaceMeter, emit: emit)
             if let stopped = runStep(step, context: context, emit: emit) { return stopped }
@@ -147,7 +152,7 @@ public final class Migrator {
             // tables the step touches), and a kill during it is a kill in this step.
             emit(startedEvent)
             let estimate = try SpaceEstimator(connection: context.connection).estimate(step)
-            settings.faults.stepStarting(step.version)
+            try context.checkpoint(.stepStarting(version: step.version))
             if settings.spaceCheck == .estimate, let estimate, let free = spaceMeter?.freeBytes(), estimate > free {
                 return stop(step, .refused, Failure(
                     kind: Failure.Kind.insufficientSpace, step: step.version,

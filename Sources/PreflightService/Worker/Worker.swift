@@ -78,24 +78,15 @@ public enum Worker {
         _ path: String, directory: String, plan: Plan, instructions: WorkerInstructions, launch: Int
     ) throws {
         let meter = try SpaceVFSMeter(statsPath: directory + "/" + JobFiles.spaceStats)
-        let faults = ProcessInfo.processInfo.environment[faultVariable].map { faultInjection(from: $0, launch: launch) } ?? .none
+        var faults: FaultInjection?
+        if let specification = ProcessInfo.processInfo.environment[faultVariable] {
+            faults = try FaultInjection.forLaunch(launch, in: specification)
+        }
         let settings = MigrationSettings(
-            target: instructions.target, spaceCheck: instructions.spaceCheck, connection: instructions.connection,
-            faults: faults)
-        _ = Migrator(plan: plan, settings: settings, spaceMeter: meter).migrate(databaseAt: path) { event in
+            target: instructions.target, spaceCheck: instructions.spaceCheck, connection: instructions.connection)
+        _ = Migrator(plan: plan, settings: settings, spaceMeter: meter, hooks: faults).migrate(databaseAt: path) { event in
             EventWriter.write(event)
         }
-    }
-
-    /// The test-only fault for this launch: `launch=K,` in front of a specification limits
-    /// it to launch K, so that a test can kill launch 1 and let launch 2 recover.
-    private static func faultInjection(from specification: String, launch: Int) -> FaultInjection {
-        var parts = specification.split(separator: ",").map(String.init)
-        if let index = parts.firstIndex(where: { $0.hasPrefix("launch=") }) {
-            guard Int(parts[index].dropFirst("launch=".count)) == launch else { return .none }
-            parts.remove(at: index)
-        }
-        return FaultInjection(specification: parts.joined(separator: ",")) ?? .none
     }
 
     private static func verify(
