@@ -1,5 +1,6 @@
 import Foundation
 import MigrationCore
+import Simulation
 import Testing
 import TestSupport
 

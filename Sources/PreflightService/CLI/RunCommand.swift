@@ -1,6 +1,7 @@
 import Foundation
 import Glibc
 import MigrationCore
+import Simulation
 
 /// `preflight run`: rehearses a plan on a copy of a database file and prints the report.
 ///

@@ -1,5 +1,6 @@
 import Foundation
 import MigrationCore
+import Simulation
 
 /// A run option that cannot be used, with a message naming the option and what it accepts.
 public struct OptionError: Error, Sendable, Equatable, CustomStringConvertible {

@@ -1,6 +1,7 @@
 import CMicroHTTPD
 import Foundation
 import MigrationCore
+import Simulation
 
 /// The upload of one `POST /v1/migrations`, from its admission (after the headers) to
 /// the start of its job: the bytes go straight to `job_dir/<id>/input.db` (and

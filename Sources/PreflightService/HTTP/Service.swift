@@ -1,5 +1,6 @@
 import Foundation
 import MigrationCore
+import Simulation
 import Synchronization
 
 /// Runs a job to its end: `JobRunner` in the server, a stand-in in tests.

@@ -1,3 +1,5 @@
+import MigrationCore
+
 /// How a run ended (CONTRACT §3). Exactly one per report.
 public enum Outcome: String, Sendable, Codable, CaseIterable {
     case completed

@@ -1,3 +1,5 @@
+import MigrationCore
+
 /// The answer to one run (CONTRACT §3, `report_version` 1).
 ///
 /// Every top-level field is always present in the JSON, with `null` where it does not

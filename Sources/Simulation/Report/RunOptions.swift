@@ -1,3 +1,5 @@
+import MigrationCore
+
 /// The effective options of a run after defaults (CONTRACT §2), as the report shows them.
 public struct RunOptions: Sendable, Codable, Equatable {
     public var device: String
