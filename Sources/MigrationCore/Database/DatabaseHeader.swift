@@ -39,7 +39,7 @@ public enum HeaderReading: Sendable, Equatable {
 extension DatabaseHeader {
     /// Reads and checks the header of the file at `path`.
     ///
-    /// A launch killed mid-transaction can leave the file longer or shorter than its
+    /// A run interrupted mid-transaction can leave the file longer or shorter than its
     /// header says, with a hot journal beside it that SQLite rolls back when it next opens
     /// the file. So when `path-journal` is there (not empty), the size checks are left to
     /// that recovery.

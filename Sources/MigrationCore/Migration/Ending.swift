@@ -1,6 +1,6 @@
 extension Migrator {
     /// How one call to `migrate` ended: the migrator's own result, which the layers above
-    /// turn into theirs (Preflight's report outcome also knows of launches and kills).
+    /// turn into theirs.
     public enum Ending: Sendable, Equatable {
         /// The target was reached.
         case reached(version: Int)

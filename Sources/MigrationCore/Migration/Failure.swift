@@ -31,7 +31,7 @@ public struct Failure: Sendable, Codable, Equatable {
     }
 
     /// The kinds this module produces: why the gate refuses a file, and how a step fails.
-    /// (The layers above add their own, e.g. for a launch that was killed.)
+    /// (The layers above add their own.)
     public enum Kind {
         public static let futureVersion = "future_version"
         public static let foreignApplicationID = "foreign_application_id"

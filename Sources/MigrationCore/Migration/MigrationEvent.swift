@@ -1,7 +1,7 @@
 /// What the migrator reports as it goes, one value per event.
 ///
-/// Events are flat records so that they travel as JSON lines (a worker process writes
-/// them on its stdout; the parent reads them even from a launch that was killed).
+/// Events are flat records so that they travel as JSON lines: another process can read
+/// them as they come, even from a process that died in the middle of a step.
 /// An event about durable progress is emitted only after its transaction committed.
 public struct MigrationEvent: Sendable, Codable, Equatable {
     public enum Kind: String, Sendable, Codable {
@@ -14,7 +14,7 @@ public struct MigrationEvent: Sendable, Codable, Equatable {
         /// The step did not apply (or, without a `version`, the file was refused before any
         /// step); `stop` says why the migration stopped.
         case stepFailed = "step_failed"
-        /// The launch is done; `userVersion` is the version reached.
+        /// The migration is done; `userVersion` is the version reached.
         case finished
     }
 

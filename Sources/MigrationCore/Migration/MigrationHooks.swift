@@ -3,9 +3,9 @@ import CSQLite
 /// What the layer above the migrator may do at the moments of a migration that matter
 /// for durability: look, or stop the migration right there.
 ///
-/// An app passes no hooks. Preflight's worker passes its test-only fault injection
-/// (which ends its own process at a chosen checkpoint, as a watchdog kill would), and
-/// in-process tests answer `.abandon` to stop a step without cleanup.
+/// An app passes no hooks. A test harness may end its own process at a chosen
+/// checkpoint (Preflight's fault injection), or answer `.abandon` to stop a step
+/// in-process without cleanup.
 public protocol MigrationHooks {
     /// Called at every checkpoint the migration passes, in order.
     func reached(_ checkpoint: MigrationCheckpoint) -> MigrationHookAnswer
@@ -32,7 +32,7 @@ public enum MigrationHookAnswer: Sendable, Equatable {
     case proceed
     /// Stop at once: the step throws `SQLiteError.abandoned` and does no cleanup. A
     /// transaction it has open stays open until the connection closes, which rolls it
-    /// back exactly as the journal recovery after a kill would.
+    /// back exactly as the journal recovery after a crash would.
     case abandon
 }
 

@@ -1,4 +1,4 @@
-/// How the migrator runs: everything an embedding app or Preflight's worker chooses.
+/// How the migrator runs: everything the app (or a rehearsal of it) chooses.
 public struct MigrationSettings: Sendable, Equatable {
     /// The version to migrate to; nil for the plan's newest.
     public var target: Int?

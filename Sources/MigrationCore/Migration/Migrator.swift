@@ -2,7 +2,7 @@ import CSQLite
 import Foundation
 
 /// Migrates one database file with a plan: the library an app could embed to run its
-/// own migrations on device, and what Preflight's worker runs for each launch.
+/// own migrations on device (Preflight's rehearsals run it the same way).
 ///
 /// The header is read before any SQL; the gate refuses newer and foreign files; then
 /// each pending step runs in its own transaction (chunked steps in many small ones),

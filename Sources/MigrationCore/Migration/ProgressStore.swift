@@ -4,7 +4,7 @@ import Foundation
 /// it commits in the same transaction as the batch it describes.
 ///
 /// One row per step with work in progress. A database at version N-1 with a row for
-/// step N is a valid intermediate state: the next launch continues from `cursor`.
+/// step N is a valid intermediate state: the next run continues from `cursor`.
 /// Tables named `_preflight_*` are Preflight's own and are left out of row counts and
 /// schema comparisons.
 public struct ProgressStore {

@@ -77,7 +77,7 @@ public struct StepWork: Sendable, Equatable {
     public var swapMs: Int?
     /// The step's own space, when it was measured before a clean-up (`beginCleanup`).
     public var space: StepSpace?
-    /// The step applied, but its clean-up ran out of room and waits for a later launch.
+    /// The step applied, but its clean-up ran out of room and waits for a later run.
     public var cleanupPending = false
 
     public init(

@@ -62,7 +62,7 @@ struct TableRebuild: StepExecutor {
         return work
     }
 
-    /// Finishes the purge of an applied rebuild that a killed launch left behind. Call it
+    /// Finishes the purge of an applied rebuild that an interrupted run left behind. Call it
     /// right after opening the database, before the next step runs and before the final
     /// state is read. `plan` (when given) supplies the step's `batch_rows`; `onBatch` hears
     /// of each committed purge batch (the step's progress, durable by then). Returns the
