@@ -51,7 +51,7 @@ extension DatabaseHeader {
         let fileSize = (try? handle.seekToEnd()) ?? 0
         try? handle.seek(toOffset: 0)
         let bytes = [UInt8]((try? handle.read(upToCount: size)) ?? Data())
-        let journal = (try? FileManager.default.attributesOfItem(atPath: path + "-journal"))?[.size] as? UInt64 ?? 0
+        let journal = (try? FileManager.default.attributesOfItem(atPath: DatabaseFiles(path).journal))?[.size] as? UInt64 ?? 0
         return parse(bytes, fileSize: fileSize, hotJournal: journal > 0)
     }
 

@@ -157,17 +157,23 @@ final class Service: Sendable {
                 "say which plan to run: plan=NAME in the query (see GET /v1/plans), or send multipart/form-data with a plan part")
         }
         guard let ticket = scheduler.admit() else { throw .busy(retryAfter: scheduler.retryAfterSeconds) }
-        let id = JobID.make()
+        let directory: JobDirectory
+        do {
+            directory = try JobDirectory.create(parent: configuration.jobDir)
+        } catch {
+            scheduler.finish(ticket)
+            throw .internal("cannot create the job directory: \(error)")
+        }
         do {
             let upload = try MigrationUpload(
-                id: id, directory: configuration.jobDir + "/" + id, ticket: ticket, bodyKind: isMultipart ? .multipart : .raw,
+                directory: directory, ticket: ticket, bodyKind: isMultipart ? .multipart : .raw,
                 keep: keep, maxBytes: configuration.maxUploadBytes, declaredBytes: request.contentLength,
                 registeredPlan: registered, queryOptions: options)
             lifecycle.enter()
             return upload
         } catch {
             scheduler.finish(ticket)
-            removeDirectory(configuration.jobDir + "/" + id)
+            removeDirectory(directory.path)
             throw error
         }
     }
@@ -188,7 +194,7 @@ final class Service: Sendable {
     /// Gives up an upload or a job that will not run: files closed, directory removed, place freed.
     func discard(_ upload: MigrationUpload) {
         upload.abandon()
-        removeDirectory(upload.directory)
+        removeDirectory(upload.directory.path)
         scheduler.finish(upload.ticket)
     }
 
@@ -239,12 +245,12 @@ final class Service: Sendable {
         if upload.keep {
             kept.keep(
                 KeptJobs.Entry(
-                    id: upload.id, directory: upload.directory, report: result.report,
+                    id: upload.id, directory: upload.directory.path, report: result.report,
                     databasePath: result.migratedDatabasePath,
                     expires: ContinuousClock.now + .seconds(configuration.keepSeconds)))
             response.headers.append(HTTPError.Header(name: "Location", value: "/v1/jobs/\(upload.id)"))
         } else {
-            removeDirectory(upload.directory)
+            removeDirectory(upload.directory.path)
         }
         return response
     }
@@ -277,7 +283,7 @@ final class Service: Sendable {
             throw .invalidOption(error.message)
         }
         return Job(
-            id: upload.id, directory: upload.directory, plan: plan, options: resolved.0, device: resolved.1,
+            directory: upload.directory, plan: plan, options: resolved.0, device: resolved.1,
             uploadMs: upload.uploadMs)
     }
 

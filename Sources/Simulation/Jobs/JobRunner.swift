@@ -24,7 +24,7 @@ public final class JobRunner: Sendable {
             job: job, launcher: WorkerLauncher(executable: workerExecutable, job: job, cancellation: cancellation),
             progress: progress)
         let outcome = run.execute()
-        return JobResult(report: run.report(outcome), migratedDatabasePath: run.hasWorkCopy ? job.workPath : nil)
+        return JobResult(report: run.report(outcome), migratedDatabasePath: run.hasWorkCopy ? job.directory.work.path : nil)
     }
 }
 
@@ -48,7 +48,7 @@ private struct JobRun {
         self.launcher = launcher
         self.progress = progress
         input = InputSummary(
-            bytes: fileSize(job.inputPath) ?? 0, sha256: "", userVersion: nil, applicationID: nil, journalMode: nil,
+            bytes: fileSize(job.directory.input.path) ?? 0, sha256: "", userVersion: nil, applicationID: nil, journalMode: nil,
             pageSize: nil, sqliteHeaderValid: false, tables: nil)
     }
 
@@ -57,10 +57,10 @@ private struct JobRun {
     mutating func execute() -> Outcome {
         warnings = CompatibilityWarnings.check(plan: job.plan, target: target, device: job.device)
         // 1. The header, from the bytes alone.
-        let header = DatabaseHeader.read(path: job.inputPath)
+        let header = DatabaseHeader.read(path: job.directory.input.path)
         switch header {
         case .invalid(let reason):
-            input.sha256 = (try? sha256OfFile(job.inputPath)) ?? ""
+            input.sha256 = (try? sha256OfFile(job.directory.input.path)) ?? ""
             return stop(.invalidDatabase, Failure(kind: Failure.Kind.invalidDatabase, message: reason))
         case .empty:
             input.userVersion = 0
@@ -71,7 +71,7 @@ private struct JobRun {
             input.applicationID = fields.applicationID
             input.pageSize = fields.pageSize
             input.journalMode = fields.isWAL ? "wal" : "delete"
-            if fields.isWAL && !FileManager.default.fileExists(atPath: job.inputWALPath) {
+            if fields.isWAL && !FileManager.default.fileExists(atPath: job.directory.input.wal) {
                 warnings.append(Warning(
                     code: "wal_missing", step: nil,
                     message: "the file's header says WAL mode, but no -wal file came with it: whatever the app had committed since the last checkpoint is not in this rehearsal; upload the database together with its -wal (multipart part \"wal\", or --wal)"))
@@ -85,11 +85,11 @@ private struct JobRun {
         } catch {
             return stop(.failed, Failure(kind: "internal", message: "cannot prepare the job directory: \(error)"))
         }
-        let initialBytes = (fileSize(job.workPath) ?? 0) + (fileSize(job.workPath + "-wal") ?? 0)
+        let initialBytes = workCopyBytes
         space.initialBytes = initialBytes
         space.freeBytes = job.options.freeBytes
         let quota = job.options.freeBytes.map { initialBytes + $0 }
-        guard SpaceStats.create(path: statsPath, quotaBytes: quota) == 0 else {
+        guard SpaceStats.create(path: job.directory.spaceStats, quotaBytes: quota) == 0 else {
             return stop(.failed, Failure(kind: "internal", message: "cannot create the space stats file in the job directory"))
         }
         // 3. What the file holds before anything runs (a worker: this is SQL on the upload).
@@ -151,7 +151,7 @@ private struct JobRun {
                 return stopAfterMigration(.failed, Failure(kind: "internal", message: "cannot start a worker: \(error)"))
             }
             let record = LaunchRecord(number: number, run: run)
-            let stats = SpaceStats.read(path: statsPath)
+            let stats = SpaceStats.read(path: job.directory.spaceStats)
             ledger.record(record, spaceAtEnd: stats)
             launches.append(LaunchReport(
                 launch: number, fromVersion: record.fromVersion, reachedVersion: record.reachedVersion,
@@ -223,7 +223,7 @@ private struct JobRun {
 
     func report(_ outcome: Outcome) -> Report {
         var space = self.space
-        if let stats = SpaceStats.read(path: statsPath), stats.run.peakTotalBytes > 0 {
+        if let stats = SpaceStats.read(path: job.directory.spaceStats), stats.run.peakTotalBytes > 0 {
             space.peakBytes = stats.run.peakTotalBytes
             space.peakGrowthBytes = max(0, stats.run.peakTotalBytes - (space.initialBytes ?? 0))
             space.byClass = stats.run.peakBytesByClass
@@ -231,7 +231,7 @@ private struct JobRun {
             space.minFreeBytes = reachedTarget ? minimumFreeBytes(initialBytes: space.initialBytes ?? 0) : nil
         }
         if hasWorkCopy {
-            space.finalBytes = (fileSize(job.workPath) ?? 0) + (fileSize(job.workPath + "-wal") ?? 0)
+            space.finalBytes = workCopyBytes
         }
         return Report(
             jobID: job.id, outcome: outcome, failure: outcome == .completed || outcome == .completedAfterKills ? nil : failure,
@@ -252,17 +252,21 @@ private struct JobRun {
 
     // MARK: - Files and workers
 
-    private var statsPath: String { job.directory + "/" + JobFiles.spaceStats }
+    /// The work copy's bytes on disk: the database and its WAL.
+    private var workCopyBytes: Int64 {
+        (fileSize(job.directory.work.path) ?? 0) + (fileSize(job.directory.work.wal) ?? 0)
+    }
 
     /// Copies the upload (and its WAL) to the work copy, hashing the database on the way.
     private mutating func copyInputs() throws {
         let manager = FileManager.default
-        for suffix in ["", "-wal", "-shm", "-journal"] where manager.fileExists(atPath: job.workPath + suffix) {
-            try manager.removeItem(atPath: job.workPath + suffix)
+        let (input, work) = (job.directory.input, job.directory.work)
+        for file in work.all where manager.fileExists(atPath: file) {
+            try manager.removeItem(atPath: file)
         }
-        input.sha256 = try sha256OfFile(job.inputPath, copyingTo: job.workPath)
-        if manager.fileExists(atPath: job.inputWALPath) {
-            try manager.copyItem(atPath: job.inputWALPath, toPath: job.workPath + "-wal")
+        self.input.sha256 = try sha256OfFile(input.path, copyingTo: work.path)
+        if manager.fileExists(atPath: input.wal) {
+            try manager.copyItem(atPath: input.wal, toPath: work.wal)
         }
     }
 
@@ -272,7 +276,7 @@ private struct JobRun {
             spaceCheck: job.options.spaceCheck, verify: job.options.verify, connection: job.device.connection,
             tablesBefore: tablesBefore, startVersion: input.userVersion)
         let data = try JSONEncoder().encode(instructions)
-        try data.write(to: URL(fileURLWithPath: job.directory + "/" + WorkerInstructions.fileName))
+        try data.write(to: URL(fileURLWithPath: job.directory.workerInstructions))
     }
 
     /// Runs an `inspect` or `verify` worker and decodes the one line it prints; nil when
