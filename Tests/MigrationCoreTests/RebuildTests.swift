@@ -1,3 +1,4 @@
+import CSQLite
 import Foundation
 import Testing
 
@@ -230,6 +231,29 @@ import Testing
         let db = try Connection(path: path)
         #expect(try db.integer("SELECT count(*) FROM tags") == 27)
         #expect(try db.integer("SELECT count(DISTINCT name COLLATE BINARY) FROM tags") == 9)
+    }
+
+    @Test func aKeyThatCannotBeKeptAsACursorFailsTheStepAndLosesNoRow() throws {
+        // JSON has no infinity: the high-water key 9e999 cannot be stored with the progress.
+        // Read back as "no key" it would mean an empty table, and the swap would drop every row.
+        let scratch = try RebuildScratch()
+        let schema = "CREATE TABLE readings(at REAL PRIMARY KEY, value TEXT) WITHOUT ROWID;"
+        let path = try scratch.database(
+            sql: schema + "INSERT INTO readings VALUES (1.5, 'a'), (2.5, NULL), (9e999, 'far'); PRAGMA user_version = 1;")
+        let plan = try RebuildFixture.plan(version1: schema, rebuild: """
+            {"table": "readings", "columns": "at REAL PRIMARY KEY, value TEXT NOT NULL", "options": "WITHOUT ROWID",
+             "select": "at, coalesce(value, '')"}
+            """)
+        let (ending, _) = RebuildFixture.migrate(path, plan)
+        guard case .stopped(.failed, let failure) = ending else {
+            Issue.record("the rebuild was meant to fail, but ended \(ending)")
+            return
+        }
+        #expect(failure.sqliteCode == SQLITE_MISMATCH)
+        let db = try Connection(path: path)
+        #expect(try db.userVersion == 1)
+        #expect(try db.integer("SELECT count(*) FROM readings") == 3)
+        #expect(try RebuildFixture.internalObjects(db).isEmpty)
     }
 
     @Test func rebuildWithFollowingBackfillAndSQLSteps() throws {

@@ -47,10 +47,20 @@ extension DatabaseHeader {
         guard let handle = FileHandle(forReadingAtPath: path) else {
             return .invalid("the file cannot be opened for reading")
         }
+        // Read only: closing can lose nothing, so a failing close changes no answer.
         defer { try? handle.close() }
-        let fileSize = (try? handle.seekToEnd()) ?? 0
-        try? handle.seek(toOffset: 0)
-        let bytes = [UInt8]((try? handle.read(upToCount: size)) ?? Data())
+        let fileSize: UInt64
+        let bytes: [UInt8]
+        do {
+            // An I/O error is not an empty file: that would read as a fresh install.
+            fileSize = try handle.seekToEnd()
+            try handle.seek(toOffset: 0)
+            bytes = [UInt8](try handle.read(upToCount: size) ?? Data())
+        } catch {
+            return .invalid("the file cannot be read: \(error.localizedDescription)")
+        }
+        // No journal, or one that cannot even be looked at: either way SQLite rolls nothing
+        // back when it opens the file, so the sizes must hold as they are.
         let journal = (try? FileManager.default.attributesOfItem(atPath: DatabaseFiles(path).journal))?[.size] as? UInt64 ?? 0
         return parse(bytes, fileSize: fileSize, hotJournal: journal > 0)
     }

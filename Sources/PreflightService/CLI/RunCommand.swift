@@ -70,6 +70,8 @@ public enum RunCommand {
         }
 
         let directory = try JobDirectory.create(parent: NSTemporaryDirectory())
+        // Best effort: a temporary directory left behind loses no result, and the report
+        // (already printed, or an error) is what the caller needs.
         defer { try? FileManager.default.removeItem(atPath: directory.path) }
         let job = Job(directory: directory, plan: plan, options: options, device: device)
         try FileManager.default.copyItem(atPath: databasePath, toPath: directory.input.path)

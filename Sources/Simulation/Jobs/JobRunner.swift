@@ -60,6 +60,8 @@ private struct JobRun {
         let header = DatabaseHeader.read(path: job.directory.input.path)
         switch header {
         case .invalid(let reason):
+            // Best effort: the bytes are already known not to be a database (perhaps not
+            // readable at all); the hash only identifies the upload.
             input.sha256 = (try? sha256OfFile(job.directory.input.path)) ?? ""
             return stop(.invalidDatabase, Failure(kind: Failure.Kind.invalidDatabase, message: reason))
         case .empty:
@@ -94,7 +96,13 @@ private struct JobRun {
         }
         // 3. What the file holds before anything runs (a worker: this is SQL on the upload).
         if header != .empty {
-            guard let inspection = runReportingWorker(.inspect) else {
+            let inspected: WorkerReport?
+            do {
+                inspected = try runReportingWorker(.inspect)
+            } catch {
+                return stop(.failed, workerStartFailure(error))
+            }
+            guard let inspection = inspected else {
                 return stop(.invalidDatabase, Failure(
                     kind: Failure.Kind.invalidDatabase, message: "SQLite crashed while reading the file"))
             }
@@ -109,7 +117,15 @@ private struct JobRun {
                     message: "the main file of this WAL-mode database holds no tables yet: its schema and rows may live only in the missing -wal file, so this runs as a fresh install; upload the -wal too"))
             }
             input.journalMode = inspection.journalMode ?? input.journalMode
-            try? writeInstructions(tablesBefore: inspection.tables)
+            // Without the counts in the instructions, the verifier's rows_lost would compare
+            // with nothing and pass: a job that cannot hand them over fails instead.
+            do {
+                try writeInstructions(tablesBefore: inspection.tables)
+            } catch {
+                return stop(.failed, Failure(
+                    kind: "internal",
+                    message: "cannot hand the input's row counts to the workers, so lost rows could not be checked: \(error)"))
+            }
         } else {
             input.tables = [:]
         }
@@ -117,7 +133,13 @@ private struct JobRun {
         let migrated = launchUntilSettled()
         if let migrated { return migrated }
         // 5. Verification of the target.
-        guard let verification = runReportingWorker(.verify), let verified = verification.final else {
+        let verification: WorkerReport?
+        do {
+            verification = try runReportingWorker(.verify)
+        } catch {
+            return stop(.failed, workerStartFailure(error))
+        }
+        guard let verification, let verified = verification.final else {
             return stop(.failed, Failure(kind: Failure.Kind.workerCrashed, message: "the verification worker crashed"))
         }
         final = verified
@@ -141,6 +163,8 @@ private struct JobRun {
                 run = try launcher.run(
                     .migrate, extraArguments: ["--launch", String(number)], watchdogMs: job.options.watchdogMs,
                     onLine: { line in
+                        // Progress is for a person watching; the report decodes the lines
+                        // again (LaunchRecord), so a line skipped here is not lost.
                         guard let progress,
                             let event = try? JSONDecoder().decode(MigrationEvent.self, from: Data(line)),
                             let text = ProgressLine.describe(event, launch: number)
@@ -148,7 +172,7 @@ private struct JobRun {
                         progress(text)
                     })
             } catch {
-                return stopAfterMigration(.failed, Failure(kind: "internal", message: "cannot start a worker: \(error)"))
+                return stopAfterMigration(.failed, workerStartFailure(error))
             }
             let record = LaunchRecord(number: number, run: run)
             let stats = SpaceStats.read(path: job.directory.spaceStats)
@@ -182,6 +206,10 @@ private struct JobRun {
 
     private var cancelledFailure: Failure { Failure(kind: "cancelled", message: "the job was cancelled") }
 
+    private func workerStartFailure(_ error: Error) -> Failure {
+        Failure(kind: "internal", message: "cannot start a worker: \(error)")
+    }
+
     private func crashLoopFailure(_ record: LaunchRecord) -> Failure {
         let step = record.cutStep
         let stepText = step.map { "step \($0.version ?? 0) (\"\($0.name ?? "")\")" } ?? "opening the database"
@@ -214,7 +242,9 @@ private struct JobRun {
     private mutating func stopAfterMigration(_ outcome: Outcome, _ failure: Failure) -> Outcome {
         self.failure = failure
         ledger.skipRemaining(plan: job.plan, through: target)
-        if !launcher.cancellation.isCancelled, let state = runReportingWorker(.verify, extraArguments: ["--final-only"]) {
+        // Best effort: the run has its outcome and failure already; a worker that cannot
+        // start or dies here leaves `final` null rather than hiding them.
+        if !launcher.cancellation.isCancelled, let state = try? runReportingWorker(.verify, extraArguments: ["--final-only"]) {
             final = state.final
             if let reached = state.final?.userVersion { ledger.settle(reachedVersion: reached) }
         }
@@ -280,11 +310,11 @@ private struct JobRun {
     }
 
     /// Runs an `inspect` or `verify` worker and decodes the one line it prints; nil when
-    /// the worker died or printed nothing usable.
-    private func runReportingWorker(_ task: Worker.Task, extraArguments: [String] = []) -> WorkerReport? {
-        guard let run = try? launcher.run(task, extraArguments: extraArguments), let line = run.lines.last else {
-            return nil
-        }
+    /// the worker died or printed nothing usable (a line its death cut short included).
+    /// Throws only when the worker cannot be started: Preflight's failure, not the file's.
+    private func runReportingWorker(_ task: Worker.Task, extraArguments: [String] = []) throws -> WorkerReport? {
+        let run = try launcher.run(task, extraArguments: extraArguments)
+        guard let line = run.lines.last else { return nil }
         return try? JSONDecoder().decode(WorkerReport.self, from: Data(line))
     }
 }

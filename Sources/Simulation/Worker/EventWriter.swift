@@ -10,9 +10,18 @@ enum EventWriter {
         return encoder
     }()
 
+    /// Writes `value` as one line. A value that does not encode, or a line that cannot be
+    /// written, ends the worker at once (status 70): the parent judges a launch by its
+    /// lines, and a line left out would make it judge a record with a hole in it.
     static func write<Value: Encodable>(_ value: Value) {
-        guard var line = try? encoder.encode(value) else { return }
+        var line: Data
+        do {
+            line = try encoder.encode(value)
+        } catch {
+            FileHandle.standardError.write(Data("preflight worker: cannot encode an event line: \(error)\n".utf8))
+            exit(70)
+        }
         line.append(UInt8(ascii: "\n"))
-        _ = line.withUnsafeBytes { writeAll(1, $0) }
+        guard line.withUnsafeBytes({ writeAll(1, $0) }) else { exit(70) }
     }
 }

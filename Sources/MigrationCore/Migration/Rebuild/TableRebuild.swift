@@ -195,6 +195,8 @@ struct TableRebuild: StepExecutor {
                 // > 11. Commit the transaction started in step 2.
             }
         } catch {
+            // The swap's own error is what the caller must see; the connection's pragmas
+            // matter no more once the step failed (the migration stops and closes it).
             if error != .abandoned { try? restore() }
             throw error
         }
