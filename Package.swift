@@ -2,9 +2,9 @@
 import PackageDescription
 
 // Layers, top to bottom (see DESIGN.md): preflight -> PreflightService -> Simulation
-// -> MigrationCore -> CSpaceVFS -> CSQLite / CMicroHTTPD. MigrationCore is what an app
-// embeds; Simulation makes a rehearsal a phone (worker launches, kills, the report).
-// Nothing here comes from outside the toolchain.
+// -> MigrationCore -> CSQLite / CMicroHTTPD. MigrationCore is what an app embeds;
+// Simulation makes a rehearsal a phone (worker launches, kills, the report, the space
+// VFS of CSpaceVFS). Nothing here comes from outside the toolchain.
 let package = Package(
     name: "Preflight",
     platforms: [.macOS(.v13)],
@@ -17,7 +17,7 @@ let package = Package(
         .systemLibrary(name: "CMicroHTTPD", path: "Sources/CMicroHTTPD"),
         .target(name: "CSpaceVFS", dependencies: ["CSQLite"], path: "Sources/CSpaceVFS"),
         .target(name: "CHash", path: "Sources/CHash"),
-        .target(name: "MigrationCore", dependencies: ["CSQLite", "CSpaceVFS", "CHash"]),
+        .target(name: "MigrationCore", dependencies: ["CSQLite", "CHash"]),
         .target(name: "CProcess", path: "Sources/CProcess"),
         .target(name: "Simulation", dependencies: ["MigrationCore", "CSQLite", "CSpaceVFS", "CProcess"]),
         .target(name: "PreflightService", dependencies: ["Simulation", "MigrationCore", "CMicroHTTPD"]),
@@ -26,7 +26,7 @@ let package = Package(
             name: "preflight-bench", dependencies: ["MigrationCore", "Simulation", "PreflightService", "CMicroHTTPD"],
             path: "Benchmarks"),
         .target(name: "TestSupport", dependencies: ["MigrationCore", "Simulation", "CSQLite"], path: "Tests/TestSupport"),
-        .testTarget(name: "MigrationCoreTests", dependencies: ["MigrationCore", "TestSupport", "CSQLite"]),
+        .testTarget(name: "MigrationCoreTests", dependencies: ["MigrationCore", "TestSupport", "CSQLite", "CSpaceVFS"]),
         .testTarget(
             name: "PreflightServiceTests",
             dependencies: ["PreflightService", "Simulation", "MigrationCore", "TestSupport", "CSQLite"]),
