@@ -1,7 +1,7 @@
 import MigrationCore
 import Testing
 
-@testable import PreflightService
+@testable import Simulation
 
 /// The plan lint reads words as SQLite's tokenizer does: not inside strings or comments.
 @Suite struct CompatibilityWarningsTests {

@@ -2,6 +2,8 @@ import Foundation
 import Testing
 import TestSupport
 import MigrationCore
+import PreflightService
+import Simulation
 
 /// `preflight run` as a user runs it: the real binary, real files, real worker processes.
 @Suite("preflight run")
@@ -31,6 +33,22 @@ struct RunCommandTests {
         #expect(FixtureDatabase.sha256(of: path) == before)
         #expect(try FixtureDatabase.userVersion(at: directory.file("out.db")) == 6)
         #expect(!FileManager.default.fileExists(atPath: directory.file("out.db-wal")))
+    }
+
+    /// A plain run, and one whose launches are killed in the swap until they run out (a
+    /// failure, interrupted and skipped steps, a final state short of the target).
+    @Test(arguments: [[:], ["PREFLIGHT_TEST_FAULT": "point=inside_swap"]])
+    func theReportDecodesToTheSameBytes(environment: [String: String]) throws {
+        let directory = TemporaryDirectory("run")
+        let path = try NotesHistory.database(version: 1, rows: 300, at: directory.file("v1.db"))
+        let result = try PreflightProcess.run(
+            ["run", "--db", path, "--plan", plan, "--launches", "2"], environment: environment)
+        let report = try result.decodedReport
+        #expect(report.outcome == (environment.isEmpty ? .completed : .crashLoop), "\(result.stderr)")
+        // Encoded by the CLI, decoded, encoded again: the same bytes.
+        #expect(ReportRendering.json(report) == [UInt8](result.stdout))
+        let again = try JSONDecoder().decode(Report.self, from: Data(ReportRendering.json(report)))
+        #expect(ReportRendering.json(again) == ReportRendering.json(report))
     }
 
     @Test func theNewestVersionHasNothingToDo() throws {

@@ -1,4 +1,5 @@
 import Foundation
+import Simulation
 
 /// Runs the real `preflight` binary, as users do.
 public enum PreflightProcess {
@@ -19,6 +20,12 @@ public enum PreflightProcess {
         /// The report printed on stdout, as a JSON object.
         public var report: [String: Any] {
             (try? JSONSerialization.jsonObject(with: stdout)) as? [String: Any] ?? [:]
+        }
+
+        /// The report printed on stdout, as the `Report` it was encoded from; throws when
+        /// stdout is not one (another format, or no report at all).
+        public var decodedReport: Report {
+            get throws { try JSONDecoder().decode(Report.self, from: stdout) }
         }
     }
 

@@ -1,3 +1,4 @@
+import Simulation
 import MigrationCore
 
 /// What a migration request will run, as far as its headers tell: the options are

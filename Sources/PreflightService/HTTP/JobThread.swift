@@ -1,4 +1,5 @@
 import Foundation
+import Simulation
 import Synchronization
 
 /// A job on a thread of its own, so that the thread that asked for it can keep watch

@@ -1,3 +1,4 @@
+import Simulation
 import Synchronization
 
 /// The server's life after SIGTERM: it stops taking jobs, lets running ones finish

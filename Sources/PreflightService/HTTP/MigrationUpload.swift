@@ -1,6 +1,7 @@
 import CMicroHTTPD
 import Foundation
 import MigrationCore
+import Simulation
 
 /// The upload of one `POST /v1/migrations`, from its admission (after the headers) to
 /// the start of its job: the bytes go straight to `job_dir/<id>/input.db` (and
@@ -23,8 +24,7 @@ final class MigrationUpload: @unchecked Sendable {
     static let maxPlanPartBytes = 4 << 20
     static let maxOptionsPartBytes = 64 << 10
 
-    let id: String
-    let directory: String
+    let directory: JobDirectory
     let ticket: JobScheduler.Ticket
     let bodyKind: BodyKind
     let keep: Bool
@@ -43,21 +43,17 @@ final class MigrationUpload: @unchecked Sendable {
     private var postProcessor: OpaquePointer?
 
     init(
-        id: String, directory: String, ticket: JobScheduler.Ticket, bodyKind: BodyKind, keep: Bool, maxBytes: Int64,
+        directory: JobDirectory, ticket: JobScheduler.Ticket, bodyKind: BodyKind, keep: Bool, maxBytes: Int64,
         declaredBytes: Int64?, spec: JobSpec
     ) throws(HTTPError) {
-        self.id = id
         self.directory = directory
         self.ticket = ticket
         self.bodyKind = bodyKind
         self.keep = keep
         self.maxBytes = maxBytes
         self.spec = spec
-        guard mkdir(directory, 0o700) == 0 else {
-            throw .internal("cannot create the job directory: \(String(cString: strerror(errno)))")
-        }
         if bodyKind == .raw {
-            database = try FileSink(path: directory + "/" + Job.inputName, expectedBytes: declaredBytes)
+            database = try FileSink(path: databasePath, expectedBytes: declaredBytes)
         }
     }
 
@@ -65,8 +61,9 @@ final class MigrationUpload: @unchecked Sendable {
         if let postProcessor { _ = MHD_destroy_post_processor(postProcessor) }
     }
 
-    var databasePath: String { directory + "/" + Job.inputName }
-    var walPath: String { databasePath + "-wal" }
+    var id: String { directory.id }
+    var databasePath: String { directory.input.path }
+    var walPath: String { directory.input.wal }
     var uploadMs: Int { milliseconds(ContinuousClock.now - admitted) }
 
     /// Parses multipart bodies with libmicrohttpd's post processor; false when the

@@ -1,5 +1,6 @@
 import Foundation
 import MigrationCore
+import Simulation
 import Synchronization
 
 /// One JSON line per request on stderr:

@@ -1,6 +1,7 @@
 import Dispatch
 import Foundation
 import MigrationCore
+import Simulation
 
 /// `preflight serve`: the HTTP service of CONTRACT §5, configured as §6 says.
 public enum Server {

@@ -1,4 +1,5 @@
 import Foundation
+import Simulation
 import MigrationCore
 
 /// The read-only endpoints: health, metrics, the API document, the catalogs and kept jobs.

@@ -1,4 +1,5 @@
 import Foundation
+import Simulation
 import MigrationCore
 
 /// `POST /v1/migrations`: admission after the headers, the body to disk, then the job.
@@ -49,14 +50,20 @@ extension Service {
                 "say which plan to run: plan=NAME in the query (see GET /v1/plans), or send multipart/form-data with a plan part")
         }
         guard let ticket = scheduler.admit() else { throw .busy(retryAfter: scheduler.retryAfterSeconds) }
-        let id = JobID.make()
+        let directory: JobDirectory
+        do {
+            directory = try JobDirectory.create(parent: configuration.jobDir)
+        } catch {
+            scheduler.withdraw(ticket)
+            throw .internal("cannot create the job directory: \(error)")
+        }
         do {
             return try MigrationUpload(
-                id: id, directory: configuration.jobDir + "/" + id, ticket: ticket, bodyKind: isMultipart ? .multipart : .raw,
+                directory: directory, ticket: ticket, bodyKind: isMultipart ? .multipart : .raw,
                 keep: keep, maxBytes: configuration.maxUploadBytes, declaredBytes: request.contentLength, spec: spec)
         } catch {
             scheduler.withdraw(ticket)
-            removeDirectory(configuration.jobDir + "/" + id)
+            removeDirectory(directory.path)
             throw error
         }
     }
@@ -78,7 +85,7 @@ extension Service {
     /// given back.
     func discard(_ upload: MigrationUpload) {
         upload.abandon()
-        removeDirectory(upload.directory)
+        removeDirectory(upload.directory.path)
         scheduler.withdraw(upload.ticket)
     }
 
@@ -106,7 +113,7 @@ extension Service {
                 },
                 { () throws(Interruption) in try runWatched(job, clientGone: clientGone) })
         } catch {
-            removeDirectory(upload.directory)
+            removeDirectory(upload.directory.path)
             switch error {
             case .clientGone: return .clientGone
             case .shuttingDown: return .response(.error(.shuttingDown))
@@ -116,12 +123,12 @@ extension Service {
         if upload.keep {
             kept.keep(
                 KeptJobs.Entry(
-                    id: upload.id, directory: upload.directory, report: result.report,
+                    id: upload.id, directory: upload.directory.path, report: result.report,
                     databasePath: result.migratedDatabasePath,
                     expires: ContinuousClock.now + .seconds(configuration.keepSeconds)))
             response.headers.append(HTTPError.Header(name: "Location", value: "/v1/jobs/\(upload.id)"))
         } else {
-            removeDirectory(upload.directory)
+            removeDirectory(upload.directory.path)
         }
         return .response(response)
     }
@@ -157,7 +164,7 @@ extension Service {
             (options, device) = try resolve(values, plan: plan)
         }
         return Job(
-            id: upload.id, directory: upload.directory, plan: plan, options: options, device: device,
+            directory: upload.directory, plan: plan, options: options, device: device,
             uploadMs: upload.uploadMs)
     }
 

@@ -1,5 +1,6 @@
 import Foundation
 import MigrationCore
+import Simulation
 
 /// What the service does with requests, apart from the socket: routing, auth,
 /// validation, admission, the upload's checks, running the job, and the read-only

@@ -3,7 +3,7 @@ import Glibc
 /// Writes all of `bytes` to `descriptor`, going on after short writes and EINTR; false
 /// on an error (errno says which).
 @discardableResult
-func writeAll(_ descriptor: Int32, _ bytes: UnsafeRawBufferPointer) -> Bool {
+public func writeAll(_ descriptor: Int32, _ bytes: UnsafeRawBufferPointer) -> Bool {
     guard let base = bytes.baseAddress else { return true }
     var offset = 0
     while offset < bytes.count {
@@ -16,7 +16,7 @@ func writeAll(_ descriptor: Int32, _ bytes: UnsafeRawBufferPointer) -> Bool {
 }
 
 /// The size of the file at `path`, or nil when it cannot be read.
-func fileSize(_ path: String) -> Int64? {
+public func fileSize(_ path: String) -> Int64? {
     var info = stat()
     return stat(path, &info) == 0 ? Int64(info.st_size) : nil
 }

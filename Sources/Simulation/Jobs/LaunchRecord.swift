@@ -17,6 +17,8 @@ struct LaunchRecord {
         var events: [MigrationEvent] = []
         var times: [Int] = []
         for (line, time) in zip(run.lines, run.lineTimesMs) {
+            // The one line that is not an event is the last one of a killed worker, cut
+            // short mid-write: what it would have said did not happen durably.
             guard let event = try? decoder.decode(MigrationEvent.self, from: Data(line)) else { continue }
             events.append(event)
             times.append(time)

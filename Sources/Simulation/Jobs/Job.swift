@@ -2,22 +2,17 @@ import MigrationCore
 
 /// One rehearsal: an uploaded database in its private directory, a plan and options.
 ///
-/// The directory holds the upload as `input.db` (and `input.db-wal` when a WAL came
-/// with it); the runner never changes those files and works on copies beside them.
+/// The directory holds the upload as its `input` (with the WAL when one came with it);
+/// the runner never changes those files and works on copies beside them.
 public struct Job: Sendable {
-    public static let inputName = "input.db"
-    public static let workName = "work.db"
-
-    public var id: String
-    public var directory: String
+    public var directory: JobDirectory
     public var plan: Plan
     public var options: RunOptions
     public var device: DeviceProfile
     /// How long the upload took, for the report's `timings.upload_ms`.
     public var uploadMs: Int?
 
-    public init(id: String, directory: String, plan: Plan, options: RunOptions, device: DeviceProfile, uploadMs: Int? = nil) {
-        self.id = id
+    public init(directory: JobDirectory, plan: Plan, options: RunOptions, device: DeviceProfile, uploadMs: Int? = nil) {
         self.directory = directory
         self.plan = plan
         self.options = options
@@ -25,10 +20,7 @@ public struct Job: Sendable {
         self.uploadMs = uploadMs
     }
 
-    public var inputPath: String { directory + "/" + Job.inputName }
-    public var inputWALPath: String { inputPath + "-wal" }
-    /// The migrated copy, once the job ran (checkpointed into one file).
-    public var workPath: String { directory + "/" + Job.workName }
+    public var id: String { directory.id }
 }
 
 /// The result of a job: its report, and the migrated database in the job directory.

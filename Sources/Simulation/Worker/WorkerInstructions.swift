@@ -1,15 +1,13 @@
 import MigrationCore
 
-/// What the parent hands a worker, in `job.json` of the job directory: the plan as the
-/// user gave it and the settings of the simulated device. Files, not arguments, so
-/// that nothing the user wrote ends up on a command line.
+/// What the parent hands a worker, in the job directory's `workerInstructions` file: the
+/// plan as the user gave it and the settings of the simulated device. Files, not
+/// arguments, so that nothing the user wrote ends up on a command line.
 struct WorkerInstructions: Codable, Sendable {
-    static let fileName = "job.json"
-
     var plan: String
     var target: Int?
-    var spaceCheck: RunOptions.SpaceCheck
-    var verify: RunOptions.Verify
+    var spaceCheck: MigrationSettings.SpaceCheck
+    var verify: Verifier.Mode
     var connection: ConnectionSettings
     /// Row counts of the input, for the verifier's `rows_lost`; set after inspection.
     var tablesBefore: [String: Int64]?

@@ -20,7 +20,7 @@ public enum Worker {
 
     public static func main(_ arguments: [String]) -> Int32 {
         guard let taskName = arguments.first, let task = Task(rawValue: taskName),
-            let directory = value(of: "--job", in: arguments),
+            let directory = value(of: "--job", in: arguments).map(JobDirectory.init(existingAt:)),
             let parent = value(of: "--parent", in: arguments).flatMap({ pid_t($0) })
         else {
             FileHandle.standardError.write(Data("usage: preflight worker inspect|migrate|verify --job DIR --parent PID\n".utf8))
@@ -30,18 +30,17 @@ public enum Worker {
         do {
             let instructions = try JSONDecoder().decode(
                 WorkerInstructions.self,
-                from: Data(contentsOf: URL(fileURLWithPath: directory + "/" + WorkerInstructions.fileName)))
+                from: Data(contentsOf: URL(fileURLWithPath: directory.workerInstructions)))
             let plan = try PlanDecoder.decode(Array(instructions.plan.utf8))
-            let databasePath = directory + "/" + Job.workName
             switch task {
             case .inspect:
-                EventWriter.write(inspect(databasePath))
+                EventWriter.write(inspect(directory.work.path))
             case .migrate:
                 let launch = value(of: "--launch", in: arguments).flatMap { Int($0) } ?? 1
-                try migrate(databasePath, directory: directory, plan: plan, instructions: instructions, launch: launch)
+                try migrate(directory, plan: plan, instructions: instructions, launch: launch)
             case .verify:
                 let finalOnly = arguments.contains("--final-only")
-                EventWriter.write(try verify(databasePath, directory: directory, plan: plan, instructions: instructions, finalOnly: finalOnly))
+                EventWriter.write(try verify(directory, plan: plan, instructions: instructions, finalOnly: finalOnly))
             }
             return 0
         } catch {
@@ -75,38 +74,29 @@ public enum Worker {
     }
 
     private static func migrate(
-        _ path: String, directory: String, plan: Plan, instructions: WorkerInstructions, launch: Int
+        _ directory: JobDirectory, plan: Plan, instructions: WorkerInstructions, launch: Int
     ) throws {
-        let meter = try SpaceVFSMeter(statsPath: directory + "/" + JobFiles.spaceStats)
-        let faults = ProcessInfo.processInfo.environment[faultVariable].map { faultInjection(from: $0, launch: launch) } ?? .none
+        let meter = try SpaceVFSMeter(statsPath: directory.spaceStats)
+        var faults: FaultInjection?
+        if let specification = ProcessInfo.processInfo.environment[faultVariable] {
+            faults = try FaultInjection.forLaunch(launch, in: specification)
+        }
         let settings = MigrationSettings(
-            target: instructions.target, spaceCheck: instructions.spaceCheck, connection: instructions.connection,
-            faults: faults)
-        _ = Migrator(plan: plan, settings: settings, spaceMeter: meter).migrate(databaseAt: path) { event in
+            target: instructions.target, spaceCheck: instructions.spaceCheck, connection: instructions.connection)
+        _ = Migrator(plan: plan, settings: settings, spaceMeter: meter, hooks: faults).migrate(databaseAt: directory.work.path) { event in
             EventWriter.write(event)
         }
     }
 
-    /// The test-only fault for this launch: `launch=K,` in front of a specification limits
-    /// it to launch K, so that a test can kill launch 1 and let launch 2 recover.
-    private static func faultInjection(from specification: String, launch: Int) -> FaultInjection {
-        var parts = specification.split(separator: ",").map(String.init)
-        if let index = parts.firstIndex(where: { $0.hasPrefix("launch=") }) {
-            guard Int(parts[index].dropFirst("launch=".count)) == launch else { return .none }
-            parts.remove(at: index)
-        }
-        return FaultInjection(specification: parts.joined(separator: ",")) ?? .none
-    }
-
     private static func verify(
-        _ path: String, directory: String, plan: Plan, instructions: WorkerInstructions, finalOnly: Bool
+        _ directory: JobDirectory, plan: Plan, instructions: WorkerInstructions, finalOnly: Bool
     ) throws -> WorkerReport {
         // The default VFS: verification is Preflight's check, not part of the device's
         // launch, so it neither counts toward the run's space nor is held to its quota.
-        let connection = try Connection(path: path)
+        let connection = try Connection(path: directory.work.path)
         let verifier = Verifier(
             plan: plan, target: instructions.target ?? plan.newestVersion,
-            mode: finalOnly ? .quick : instructions.verify, scratchDirectory: directory)
+            mode: finalOnly ? .quick : instructions.verify, freshInstallPath: directory.freshInstall)
         var verification = try verifier.verify(
             connection: connection, tablesBefore: instructions.tablesBefore ?? [:], startVersion: instructions.startVersion)
         if finalOnly {

@@ -1,5 +1,6 @@
 import CSQLite
 import CSpaceVFS
+import MigrationCore
 
 /// The space meter of Preflight's worker: the shim VFS of `CSpaceVFS`, whose counters
 /// live in a stats file that the parent reads even after this process was killed.

@@ -21,6 +21,8 @@ enum WorkerSandbox {
         setLimit(Int32(RLIMIT_CPU.rawValue), limits.cpuSeconds)
     }
 
+    /// Sets soft and hard limit. It fails only when the hard limit is already lower (a
+    /// limit may be lowered, not raised), and then the stricter limit stays: nothing to report.
     private static func setLimit(_ resource: Int32, _ value: UInt64) {
         var limit = rlimit(rlim_cur: rlim_t(value), rlim_max: rlim_t(value))
         _ = setrlimit(__rlimit_resource_t(UInt32(resource)), &limit)

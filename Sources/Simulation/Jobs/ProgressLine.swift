@@ -10,10 +10,10 @@ enum ProgressLine {
             var text = "launch \(launch): \(step) applied in \(event.elapsedMs ?? 0) ms"
             if let cost = event.costClass { text += " (\(cost.rawValue))" }
             if let rows = event.rows { text += ", \(rows) rows" }
-            if let peak = event.space?.peakBytes { text += ", peak \(ReportRendering.bytes(peak))" }
+            if let peak = event.space?.peakBytes { text += ", peak \(ByteCount.text(peak))" }
             return text
         case .stepFailed:
-            return "launch \(launch): \(event.version == nil ? "stopped" : step): \(event.outcome?.rawValue ?? "failed"): \(event.failure?.message ?? "")"
+            return "launch \(launch): \(event.version == nil ? "stopped" : step): \(event.stop?.rawValue ?? "failed"): \(event.failure?.message ?? "")"
         default:
             return nil
         }

@@ -24,7 +24,7 @@ public final class JobRunner: Sendable {
             job: job, launcher: WorkerLauncher(executable: workerExecutable, job: job, cancellation: cancellation),
             progress: progress)
         let outcome = run.execute()
-        return JobResult(report: run.report(outcome), migratedDatabasePath: run.hasWorkCopy ? job.workPath : nil)
+        return JobResult(report: run.report(outcome), migratedDatabasePath: run.hasWorkCopy ? job.directory.work.path : nil)
     }
 }
 
@@ -48,7 +48,7 @@ private struct JobRun {
         self.launcher = launcher
         self.progress = progress
         input = InputSummary(
-            bytes: fileSize(job.inputPath) ?? 0, sha256: "", userVersion: nil, applicationID: nil, journalMode: nil,
+            bytes: fileSize(job.directory.input.path) ?? 0, sha256: "", userVersion: nil, applicationID: nil, journalMode: nil,
             pageSize: nil, sqliteHeaderValid: false, tables: nil)
     }
 
@@ -57,10 +57,12 @@ private struct JobRun {
     mutating func execute() -> Outcome {
         warnings = CompatibilityWarnings.check(plan: job.plan, target: target, device: job.device)
         // 1. The header, from the bytes alone.
-        let header = DatabaseHeader.read(path: job.inputPath)
+        let header = DatabaseHeader.read(path: job.directory.input.path)
         switch header {
         case .invalid(let reason):
-            input.sha256 = (try? sha256OfFile(job.inputPath)) ?? ""
+            // Best effort: the bytes are already known not to be a database (perhaps not
+            // readable at all); the hash only identifies the upload.
+            input.sha256 = (try? sha256OfFile(job.directory.input.path)) ?? ""
             return stop(.invalidDatabase, Failure(kind: Failure.Kind.invalidDatabase, message: reason))
         case .empty:
             input.userVersion = 0
@@ -71,7 +73,7 @@ private struct JobRun {
             input.applicationID = fields.applicationID
             input.pageSize = fields.pageSize
             input.journalMode = fields.isWAL ? "wal" : "delete"
-            if fields.isWAL && !FileManager.default.fileExists(atPath: job.inputWALPath) {
+            if fields.isWAL && !FileManager.default.fileExists(atPath: job.directory.input.wal) {
                 warnings.append(Warning(
                     code: "wal_missing", step: nil,
                     message: "the file's header says WAL mode, but no -wal file came with it: whatever the app had committed since the last checkpoint is not in this rehearsal; upload the database together with its -wal (multipart part \"wal\", or --wal)"))
@@ -85,16 +87,22 @@ private struct JobRun {
         } catch {
             return stop(.failed, Failure(kind: "internal", message: "cannot prepare the job directory: \(error)"))
         }
-        let initialBytes = (fileSize(job.workPath) ?? 0) + (fileSize(job.workPath + "-wal") ?? 0)
+        let initialBytes = workCopyBytes
         space.initialBytes = initialBytes
         space.freeBytes = job.options.freeBytes
         let quota = job.options.freeBytes.map { initialBytes + $0 }
-        guard SpaceStats.create(path: statsPath, quotaBytes: quota) == 0 else {
+        guard SpaceStats.create(path: job.directory.spaceStats, quotaBytes: quota) == 0 else {
             return stop(.failed, Failure(kind: "internal", message: "cannot create the space stats file in the job directory"))
         }
         // 3. What the file holds before anything runs (a worker: this is SQL on the upload).
         if header != .empty {
-            guard let inspection = runReportingWorker(.inspect) else {
+            let inspected: WorkerReport?
+            do {
+                inspected = try runReportingWorker(.inspect)
+            } catch {
+                return stop(.failed, workerStartFailure(error))
+            }
+            guard let inspection = inspected else {
                 return stop(.invalidDatabase, Failure(
                     kind: Failure.Kind.invalidDatabase, message: "SQLite crashed while reading the file"))
             }
@@ -109,7 +117,15 @@ private struct JobRun {
                     message: "the main file of this WAL-mode database holds no tables yet: its schema and rows may live only in the missing -wal file, so this runs as a fresh install; upload the -wal too"))
             }
             input.journalMode = inspection.journalMode ?? input.journalMode
-            try? writeInstructions(tablesBefore: inspection.tables)
+            // Without the counts in the instructions, the verifier's rows_lost would compare
+            // with nothing and pass: a job that cannot hand them over fails instead.
+            do {
+                try writeInstructions(tablesBefore: inspection.tables)
+            } catch {
+                return stop(.failed, Failure(
+                    kind: "internal",
+                    message: "cannot hand the input's row counts to the workers, so lost rows could not be checked: \(error)"))
+            }
         } else {
             input.tables = [:]
         }
@@ -117,7 +133,13 @@ private struct JobRun {
         let migrated = launchUntilSettled()
         if let migrated { return migrated }
         // 5. Verification of the target.
-        guard let verification = runReportingWorker(.verify), let verified = verification.final else {
+        let verification: WorkerReport?
+        do {
+            verification = try runReportingWorker(.verify)
+        } catch {
+            return stop(.failed, workerStartFailure(error))
+        }
+        guard let verification, let verified = verification.final else {
             return stop(.failed, Failure(kind: Failure.Kind.workerCrashed, message: "the verification worker crashed"))
         }
         final = verified
@@ -141,6 +163,8 @@ private struct JobRun {
                 run = try launcher.run(
                     .migrate, extraArguments: ["--launch", String(number)], watchdogMs: job.options.watchdogMs,
                     onLine: { line in
+                        // Progress is for a person watching; the report decodes the lines
+                        // again (LaunchRecord), so a line skipped here is not lost.
                         guard let progress,
                             let event = try? JSONDecoder().decode(MigrationEvent.self, from: Data(line)),
                             let text = ProgressLine.describe(event, launch: number)
@@ -148,17 +172,18 @@ private struct JobRun {
                         progress(text)
                     })
             } catch {
-                return stopAfterMigration(.failed, Failure(kind: "internal", message: "cannot start a worker: \(error)"))
+                return stopAfterMigration(.failed, workerStartFailure(error))
             }
             let record = LaunchRecord(number: number, run: run)
-            let stats = SpaceStats.read(path: statsPath)
+            let stats = SpaceStats.read(path: job.directory.spaceStats)
             ledger.record(record, spaceAtEnd: stats)
             launches.append(LaunchReport(
                 launch: number, fromVersion: record.fromVersion, reachedVersion: record.reachedVersion,
                 ended: record.ending, elapsedMs: run.elapsedMs, startMs: record.startMs))
             if launcher.cancellation.isCancelled { return stopAfterMigration(.failed, cancelledFailure) }
             if record.finished != nil { return nil }
-            if let failed = record.stepFailure, let outcome = failed.outcome {
+            if let failed = record.stepFailure, let stopped = failed.stop {
+                let outcome = Outcome(stopped)
                 let failure = failed.failure ?? Failure(kind: outcome.rawValue, message: outcome.meaning)
                 // A refused file is still a database: its state is reported, as for any other
                 // ending that leaves one.
@@ -180,6 +205,10 @@ private struct JobRun {
     }
 
     private var cancelledFailure: Failure { Failure(kind: "cancelled", message: "the job was cancelled") }
+
+    private func workerStartFailure(_ error: Error) -> Failure {
+        Failure(kind: "internal", message: "cannot start a worker: \(error)")
+    }
 
     private func crashLoopFailure(_ record: LaunchRecord) -> Failure {
         let step = record.cutStep
@@ -213,7 +242,9 @@ private struct JobRun {
     private mutating func stopAfterMigration(_ outcome: Outcome, _ failure: Failure) -> Outcome {
         self.failure = failure
         ledger.skipRemaining(plan: job.plan, through: target)
-        if !launcher.cancellation.isCancelled, let state = runReportingWorker(.verify, extraArguments: ["--final-only"]) {
+        // Best effort: the run has its outcome and failure already; a worker that cannot
+        // start or dies here leaves `final` null rather than hiding them.
+        if !launcher.cancellation.isCancelled, let state = try? runReportingWorker(.verify, extraArguments: ["--final-only"]) {
             final = state.final
             if let reached = state.final?.userVersion { ledger.settle(reachedVersion: reached) }
         }
@@ -222,7 +253,7 @@ private struct JobRun {
 
     func report(_ outcome: Outcome) -> Report {
         var space = self.space
-        if let stats = SpaceStats.read(path: statsPath), stats.run.peakTotalBytes > 0 {
+        if let stats = SpaceStats.read(path: job.directory.spaceStats), stats.run.peakTotalBytes > 0 {
             space.peakBytes = stats.run.peakTotalBytes
             space.peakGrowthBytes = max(0, stats.run.peakTotalBytes - (space.initialBytes ?? 0))
             space.byClass = stats.run.peakBytesByClass
@@ -230,7 +261,7 @@ private struct JobRun {
             space.minFreeBytes = reachedTarget ? minimumFreeBytes(initialBytes: space.initialBytes ?? 0) : nil
         }
         if hasWorkCopy {
-            space.finalBytes = (fileSize(job.workPath) ?? 0) + (fileSize(job.workPath + "-wal") ?? 0)
+            space.finalBytes = workCopyBytes
         }
         return Report(
             jobID: job.id, outcome: outcome, failure: outcome == .completed || outcome == .completedAfterKills ? nil : failure,
@@ -251,17 +282,21 @@ private struct JobRun {
 
     // MARK: - Files and workers
 
-    private var statsPath: String { job.directory + "/" + JobFiles.spaceStats }
+    /// The work copy's bytes on disk: the database and its WAL.
+    private var workCopyBytes: Int64 {
+        (fileSize(job.directory.work.path) ?? 0) + (fileSize(job.directory.work.wal) ?? 0)
+    }
 
     /// Copies the upload (and its WAL) to the work copy, hashing the database on the way.
     private mutating func copyInputs() throws {
         let manager = FileManager.default
-        for suffix in ["", "-wal", "-shm", "-journal"] where manager.fileExists(atPath: job.workPath + suffix) {
-            try manager.removeItem(atPath: job.workPath + suffix)
+        let (input, work) = (job.directory.input, job.directory.work)
+        for file in work.all where manager.fileExists(atPath: file) {
+            try manager.removeItem(atPath: file)
         }
-        input.sha256 = try sha256OfFile(job.inputPath, copyingTo: job.workPath)
-        if manager.fileExists(atPath: job.inputWALPath) {
-            try manager.copyItem(atPath: job.inputWALPath, toPath: job.workPath + "-wal")
+        self.input.sha256 = try sha256OfFile(input.path, copyingTo: work.path)
+        if manager.fileExists(atPath: input.wal) {
+            try manager.copyItem(atPath: input.wal, toPath: work.wal)
         }
     }
 
@@ -271,15 +306,15 @@ private struct JobRun {
             spaceCheck: job.options.spaceCheck, verify: job.options.verify, connection: job.device.connection,
             tablesBefore: tablesBefore, startVersion: input.userVersion)
         let data = try JSONEncoder().encode(instructions)
-        try data.write(to: URL(fileURLWithPath: job.directory + "/" + WorkerInstructions.fileName))
+        try data.write(to: URL(fileURLWithPath: job.directory.workerInstructions))
     }
 
     /// Runs an `inspect` or `verify` worker and decodes the one line it prints; nil when
-    /// the worker died or printed nothing usable.
-    private func runReportingWorker(_ task: Worker.Task, extraArguments: [String] = []) -> WorkerReport? {
-        guard let run = try? launcher.run(task, extraArguments: extraArguments), let line = run.lines.last else {
-            return nil
-        }
+    /// the worker died or printed nothing usable (a line its death cut short included).
+    /// Throws only when the worker cannot be started: Preflight's failure, not the file's.
+    private func runReportingWorker(_ task: Worker.Task, extraArguments: [String] = []) throws -> WorkerReport? {
+        let run = try launcher.run(task, extraArguments: extraArguments)
+        guard let line = run.lines.last else { return nil }
         return try? JSONDecoder().decode(WorkerReport.self, from: Data(line))
     }
 }

@@ -1,3 +1,5 @@
+import MigrationCore
+
 /// Space used by all of the database's files (main, journal, WAL, shm, temp) at one instant.
 public struct SpaceReport: Sendable, Codable, Equatable {
     public var initialBytes: Int64?

@@ -1,8 +1,11 @@
+import MigrationCore
+
 /// The answer to one run (CONTRACT §3, `report_version` 1).
 ///
 /// Every top-level field is always present in the JSON, with `null` where it does not
-/// apply, so that pipelines can read fields without checking for them first.
-public struct Report: Sendable, Encodable {
+/// apply, so that pipelines can read fields without checking for them first. A report
+/// decodes from that JSON again, to the same value (encoding it again gives the same bytes).
+public struct Report: Sendable, Codable {
     public static let reportVersion = 1
 
     public var jobID: String
@@ -58,9 +61,31 @@ public struct Report: Sendable, Encodable {
         try container.encode(warnings, forKey: .warnings)
         try container.encode(timings, forKey: .timings)
     }
+
+    public init(from decoder: Decoder) throws {
+        let container = try decoder.container(keyedBy: CodingKeys.self)
+        let version = try container.decode(Int.self, forKey: .reportVersion)
+        guard version == Report.reportVersion else {
+            throw DecodingError.dataCorruptedError(
+                forKey: .reportVersion, in: container,
+                debugDescription: "report_version \(version) is not \(Report.reportVersion), the one this build reads")
+        }
+        jobID = try container.decode(String.self, forKey: .jobID)
+        outcome = try container.decode(Outcome.self, forKey: .outcome)
+        failure = try container.decodeIfPresent(Failure.self, forKey: .failure)
+        plan = try container.decode(PlanSummary.self, forKey: .plan)
+        options = try container.decode(RunOptions.self, forKey: .options)
+        input = try container.decode(InputSummary.self, forKey: .input)
+        launches = try container.decode([LaunchReport].self, forKey: .launches)
+        steps = try container.decode([StepReport].self, forKey: .steps)
+        space = try container.decode(SpaceReport.self, forKey: .space)
+        final = try container.decodeIfPresent(FinalState.self, forKey: .final)
+        warnings = try container.decode([Warning].self, forKey: .warnings)
+        timings = try container.decode(Timings.self, forKey: .timings)
+    }
 }
 
-public struct PlanSummary: Sendable, Encodable {
+public struct PlanSummary: Sendable, Codable {
     public var name: String
     public var sha256: String
     public var targetVersion: Int
@@ -75,7 +100,7 @@ public struct PlanSummary: Sendable, Encodable {
 }
 
 /// The uploaded file as it was before anything ran.
-public struct InputSummary: Sendable, Encodable {
+public struct InputSummary: Sendable, Codable {
     public var bytes: Int64
     public var sha256: String
     public var userVersion: Int?
@@ -118,7 +143,7 @@ public struct InputSummary: Sendable, Encodable {
 }
 
 /// One simulated launch of the app.
-public struct LaunchReport: Sendable, Encodable {
+public struct LaunchReport: Sendable, Codable {
     public enum Ending: String, Sendable, Codable { case finished, killed, failed }
 
     public var launch: Int
@@ -173,7 +198,7 @@ public struct Warning: Sendable, Codable, Equatable {
     }
 }
 
-public struct Timings: Sendable, Encodable {
+public struct Timings: Sendable, Codable {
     public var totalMs: Int
     public var uploadMs: Int?
 

@@ -26,7 +26,7 @@ struct WorkerLauncher {
     ) throws -> Run {
         let child = try ChildProcess(
             executable: executable,
-            arguments: ["worker", task.rawValue, "--job", job.directory, "--parent", String(getpid())] + extraArguments,
+            arguments: ["worker", task.rawValue, "--job", job.directory.path, "--parent", String(getpid())] + extraArguments,
             environment: environment)
         cancellation.workerStarted(child.pid)
         let deadline = watchdogMs.map { child.startedAt + .milliseconds($0) }
@@ -59,7 +59,7 @@ struct WorkerLauncher {
     private var environment: [String: String] {
         // No Swift backtracer: a crashing worker should die at once, as an app does.
         var result = [
-            "SQLITE_TMPDIR": job.directory, "TMPDIR": job.directory, "PATH": "/usr/bin:/bin",
+            "SQLITE_TMPDIR": job.directory.path, "TMPDIR": job.directory.path, "PATH": "/usr/bin:/bin",
             "SWIFT_BACKTRACE": "enable=no",
         ]
         if let fault = ProcessInfo.processInfo.environment[Worker.faultVariable] {

@@ -1,8 +1,7 @@
+import MigrationCore
+
 /// The effective options of a run after defaults (CONTRACT §2), as the report shows them.
 public struct RunOptions: Sendable, Codable, Equatable {
-    public enum SpaceCheck: String, Sendable, Codable { case estimate, off }
-    public enum Verify: String, Sendable, Codable { case full, quick, off }
-
     public var device: String
     public var target: Int?
     /// Wall-clock budget of one launch; nil for no watchdog.
@@ -10,12 +9,12 @@ public struct RunOptions: Sendable, Codable, Equatable {
     /// Simulated free space at the start; nil for unlimited.
     public var freeBytes: Int64?
     public var launches: Int
-    public var spaceCheck: SpaceCheck
-    public var verify: Verify
+    public var spaceCheck: MigrationSettings.SpaceCheck
+    public var verify: Verifier.Mode
 
     public init(
         device: String = "default", target: Int? = nil, watchdogMs: Int? = nil, freeBytes: Int64? = nil,
-        launches: Int = 5, spaceCheck: SpaceCheck = .estimate, verify: Verify = .full
+        launches: Int = 5, spaceCheck: MigrationSettings.SpaceCheck = .estimate, verify: Verifier.Mode = .full
     ) {
         self.device = device
         self.target = target

@@ -39,7 +39,7 @@ struct StepLedger {
                 }
             case .stepFailed:
                 update(version, launch.number) { entry in
-                    entry.status = event.outcome == .refused ? .refused : .failed
+                    entry.status = event.stop == .refused ? .refused : .failed
                     entry.elapsedMs = event.elapsedMs
                     entry.estimatedBytes = event.estimatedBytes ?? entry.estimatedBytes
                     entry.apply(event.space)
