@@ -4,12 +4,16 @@ import Simulation
 /// Runs the real `preflight` binary, as users do.
 public enum PreflightProcess {
     /// The binary `swift build` made, beside the test bundle.
-    public static var executable: String {
+    public static var executable: String { builtProduct("preflight") }
+
+    /// The executable `name` (`preflight`, `launch-gate`) that `swift build` made, beside
+    /// the test bundle.
+    public static func builtProduct(_ name: String) -> String {
         let testBinary = (try? FileManager.default.destinationOfSymbolicLink(atPath: "/proc/self/exe")) ?? CommandLine.arguments[0]
         var directory = URL(fileURLWithPath: testBinary).deletingLastPathComponent()
         // The bundle may sit inside `X.xctest/` on some layouts.
         if directory.lastPathComponent.hasSuffix(".xctest") { directory.deleteLastPathComponent() }
-        return directory.appendingPathComponent("preflight").path
+        return directory.appendingPathComponent(name).path
     }
 
     public struct Result: Sendable {
