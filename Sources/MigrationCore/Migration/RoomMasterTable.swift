@@ -6,7 +6,8 @@ enum RoomMasterTable {
     static let rowID = 42
 
     static func write(identityHash: String, _ connection: Connection) throws(SQLiteError) {
-        try connection.execute("CREATE TABLE IF NOT EXISTS \(table) (id INTEGER PRIMARY KEY, identity_hash TEXT)")
+        // Room's own text (`RoomMasterTable.CREATE_QUERY`): it is what the file's schema keeps.
+        try connection.execute("CREATE TABLE IF NOT EXISTS \(table) (id INTEGER PRIMARY KEY,identity_hash TEXT)")
         try connection.prepare("INSERT OR REPLACE INTO \(table) (id, identity_hash) VALUES (?, ?)")
             .run([.integer(Int64(rowID)), .text(identityHash)])
     }
