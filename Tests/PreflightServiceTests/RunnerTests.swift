@@ -88,6 +88,37 @@ struct RunnerTests {
         }
     }
 
+    /// Step 5 fails: the one transaction rolls the whole path back, drift keeps what steps 2
+    /// to 4 committed at version 1, GRDB keeps migrations 2 to 4 with their rows.
+    @Test(arguments: ["sqliteopenhelper", "drift", "grdb"])
+    func aFailingStepEndsAsTheFrameworksLoopDoes(runner: String) throws {
+        let directory = TemporaryDirectory("runner")
+        let grdb = runner == "grdb"
+        let database = try itemsDatabase(in: directory, grdb: grdb)
+        var steps = itemSteps
+        steps[4] = ["UPDATE items SET label = 'item ' || missing"]
+        let result = try run(
+            ["--db", database, "--plan", try plan(runner, steps: steps, ids: grdb ? itemIDs : nil, in: directory),
+             "--out", directory.file("out.db")], in: directory)
+        #expect(result.report["outcome"] as? String == "failed", "\(result.stderr)")
+        let failure = result.report["failure"] as? [String: Any] ?? [:]
+        #expect(failure["step"] as? Int == 5)
+        #expect((failure["message"] as? String)?.contains("no such column: missing") == true)
+
+        let oracle = try copy(database, to: "oracle.db", in: directory)
+        #expect(throws: OracleFailure.self) {
+            switch runner {
+            case "grdb": try FrameworkOracle.grdb(oracle, migrations: Array(zip(itemIDs, steps)).map { ($0.0, $0.1) })
+            case "drift": try FrameworkOracle.drift(oracle, steps: steps)
+            default: try FrameworkOracle.openHelper(oracle, steps: steps)
+            }
+        }
+        let contents = try FrameworkOracle.contents(of: directory.file("out.db"))
+        #expect(contents == (try FrameworkOracle.contents(of: oracle)))
+        // Under every runner but the one transaction, steps 2 to 4 stayed.
+        #expect(contents.contains { $0.contains("CREATE INDEX items_label") } == (runner != "sqliteopenhelper"))
+    }
+
     // MARK: - Kills: a per-step runner converges, one transaction around the path loops
 
     @Test func theSamePlanConvergesStepByStepAndCrashLoopsInOneTransaction() throws {

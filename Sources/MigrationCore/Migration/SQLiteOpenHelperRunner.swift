@@ -1,6 +1,7 @@
 /// Android's `SQLiteOpenHelper.getDatabaseLocked` (also SQLDelight and sqflite on it):
 /// `beginTransaction()` (`BEGIN EXCLUSIVE`), `onUpgrade` over every pending version,
-/// `setVersion(new)`, commit. A kill or a failure anywhere rolls the whole path back, and
+/// `setVersion(new)`, commit (for an empty file at version 0, the plan's steps from 1 play
+/// the part of `onCreate`). A kill or a failure anywhere rolls the whole path back, and
 /// the next launch starts it again from the same version.
 ///
 /// Room (`room: true`, `RoomOpenHelper.onUpgrade`) does more inside the same transaction:
