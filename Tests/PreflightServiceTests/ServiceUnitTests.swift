@@ -345,7 +345,7 @@ final class Events: Sendable {
         let failure = outcome == .completed ? nil : Failure(kind: "sql_error", step: 2, message: "no such column: x")
         return Report(
             jobID: "job-1", outcome: outcome, failure: failure,
-            plan: PlanSummary(name: "notes", sha256: "abc", targetVersion: 2), options: RunOptions(),
+            plan: PlanSummary(name: "notes", sha256: "abc", targetVersion: 2, runner: .perStep), options: RunOptions(),
             input: InputSummary(
                 bytes: 8192, sha256: "def", userVersion: 0, applicationID: 0, journalMode: "delete", pageSize: 4096,
                 sqliteHeaderValid: true, tables: ["notes": 3]),

@@ -39,5 +39,9 @@ public struct Failure: Sendable, Codable, Equatable {
         public static let invalidDatabase = "invalid_database"
         public static let sqlError = "sql_error"
         public static let diskFull = "disk_full"
+        /// Room: the upgraded schema differs from the fresh install's.
+        public static let schemaValidation = "schema_validation"
+        /// Room: no step migrates from the file's version.
+        public static let missingMigration = "missing_migration"
     }
 }

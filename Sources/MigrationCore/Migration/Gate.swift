@@ -17,17 +17,31 @@ public struct Gate: Sendable {
         case refuse(Failure)
     }
 
+    /// For a file whose version is its `user_version` (every runner but GRDB's).
     public func check(userVersion: Int, applicationID: Int32) -> Decision {
-        if userVersion > target {
-            let newest = target == plan.newestVersion ? "the plan's newest version" : "the target version"
+        check(Standing(userVersion: userVersion), applicationID: applicationID)
+    }
+
+    public func check(_ standing: Standing, applicationID: Int32) -> Decision {
+        if let unknown = standing.unknownIDs.first {
             return .refuse(Failure(
                 kind: Failure.Kind.futureVersion,
-                message: "the database is at user_version \(userVersion), above \(newest) \(target): it was written by a newer app, which this migration cannot downgrade"))
+                message: "grdb_migrations records migration \"\(unknown)\", which plan \"\(plan.name)\" does not register: a newer app migrated this file, and this migration cannot undo it"))
         }
-        if userVersion < 0 {
+        if standing.furthest > target {
+            let newest = target == plan.newestVersion ? "the plan's newest version" : "the target version"
+            let what = plan.runner.keepsUserVersion ? "user_version \(standing.furthest)" : "migration \(standing.furthest) (grdb_migrations)"
             return .refuse(Failure(
                 kind: Failure.Kind.futureVersion,
-                message: "the database's user_version is \(userVersion); versions of this plan run from 0 to \(plan.newestVersion)"))
+                message: "the database is at \(what), above \(newest) \(target): it was written by a newer app, which this migration cannot downgrade"))
+        }
+        // Room looks for a migration from whatever version it finds, and fails without one
+        // (`missing_migration`, judged by its runner); for every other runner a negative
+        // version is none of the plan's.
+        if standing.version < 0, plan.runner != .room {
+            return .refuse(Failure(
+                kind: Failure.Kind.futureVersion,
+                message: "the database's user_version is \(standing.version); versions of this plan run from 0 to \(plan.newestVersion)"))
         }
         guard let expected = plan.applicationID, expected != 0 else { return .proceed(adoptApplicationID: nil) }
         if applicationID == 0 { return .proceed(adoptApplicationID: expected) }

@@ -8,9 +8,18 @@ public struct MigrationEvent: Sendable, Codable, Equatable {
         /// The database is open; `userVersion` and `cursor`/`version` (pending work) say where it stands.
         case opened
         case stepStarted = "step_started"
+        /// Under a runner that autocommits (drift): a statement of the step begins. Until the
+        /// next event it is the one piece of work that a kill would undo.
+        case statementStarted = "statement_started"
         /// A batch of a rebuild or backfill committed together with its cursor.
         case batchCommitted = "batch_committed"
+        /// The step's work is done. Under a runner that commits the whole path at its end,
+        /// or that autocommits statement by statement, the version it reaches is not durable
+        /// until `versionCommitted`; otherwise it committed with the step.
         case stepFinished = "step_finished"
+        /// Under a runner that records the version after the whole path (sqliteopenhelper,
+        /// room, drift): the version in `userVersion` committed.
+        case versionCommitted = "version_committed"
         /// The step did not apply (or, without a `version`, the file was refused before any
         /// step); `stop` says why the migration stopped.
         case stepFailed = "step_failed"
@@ -21,7 +30,11 @@ public struct MigrationEvent: Sendable, Codable, Equatable {
     public var event: Kind
     /// The step this event is about (for `opened`: the step with half-done work, if any).
     public var version: Int?
+    /// Where the file stands (`opened`) or what the migration reached (`finished`,
+    /// `versionCommitted`): `user_version`, or under GRDB the position of the last applied step.
     public var userVersion: Int?
+    /// The step's identifier (`step_started`); for `opened` under GRDB, that of the last applied step.
+    public var id: String?
     public var applicationID: Int32?
     public var journalMode: String?
     public var name: String?
@@ -48,7 +61,7 @@ public struct MigrationEvent: Sendable, Codable, Equatable {
     }
 
     enum CodingKeys: String, CodingKey {
-        case event, version, userVersion = "user_version", applicationID = "application_id"
+        case event, version, userVersion = "user_version", id, applicationID = "application_id"
         case journalMode = "journal_mode", name, stepKind = "kind", costClass = "cost_class"
         case elapsedMs = "elapsed_ms", swapMs = "swap_ms", rows, batches, cursor
         case estimatedBytes = "estimated_bytes", space, stop, failure, warning, atMs = "at_ms"

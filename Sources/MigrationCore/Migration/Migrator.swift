@@ -4,10 +4,11 @@ import Foundation
 /// Migrates one database file with a plan: the library an app could embed to run its
 /// own migrations on device (Preflight's rehearsals run it the same way).
 ///
-/// The header is read before any SQL; the gate refuses newer and foreign files; then
-/// each pending step runs in its own transaction (chunked steps in many small ones),
-/// with `user_version` advanced inside the step's last transaction. What happens is
-/// reported as `MigrationEvent`s.
+/// The header is read before any SQL; the gate refuses newer and foreign files; then the
+/// plan's runner (`Runner`) runs the pending steps the way the app's framework does: each
+/// in its own transaction (chunked steps in many small ones) with the version recorded
+/// inside the step's last one, or all in one transaction, or statement by statement. What
+/// happens is reported as `MigrationEvent`s.
 ///
 ///     let migrator = Migrator(plan: plan, settings: MigrationSettings())
 ///     let ending = migrator.migrate(databaseAt: path) { event in print(event.event) }
@@ -48,7 +49,7 @@ public final class Migrator {
     }
 
     private func run(path: String, emit: @escaping (MigrationEvent) -> Void) -> Ending {
-        // 1. The header, before SQLite parses anything.
+        // 1. The header, before SQLite parses anything. (GRDB's version is not in it.)
         let header = DatabaseHeader.read(path: path)
         let freshFile: Bool
         switch header {
@@ -58,23 +59,23 @@ public final class Migrator {
             freshFile = true
         case .database(let fields):
             freshFile = false
-            if case .refuse(let failure) = gate.check(userVersion: Int(fields.userVersion), applicationID: fields.applicationID) {
+            if plan.runner.keepsUserVersion,
+                case .refuse(let failure) = gate.check(userVersion: Int(fields.userVersion), applicationID: fields.applicationID)
+            {
                 return .stopped(.refused, failure)
             }
         }
         // 2. Open, then ask SQLite again: a WAL can hold a newer header than the file's.
         let connection: Connection
+        let standing: Standing
         let decision: Gate.Decision
         let opened: MigrationEvent
         do {
-            connection = try Connection(path: path, vfs: spaceMeter?.vfsName)
-            for pragma in settings.connection.pragmas(freshFile: freshFile) { try connection.execute(pragma) }
-            try connection.execute("PRAGMA foreign_keys = \(plan.foreignKeys ? "ON" : "OFF")")
-            _ = try connection.integer("SELECT count(*) FROM sqlite_schema")
-            let userVersion = try connection.userVersion
+            connection = try open(path: path, freshFile: freshFile)
+            standing = try Standing.read(connection, plan: plan)
             let applicationID = Int32(truncatingIfNeeded: try connection.integer("PRAGMA application_id"))
-            decision = gate.check(userVersion: userVersion, applicationID: applicationID)
-            opened = try openedEvent(connection, userVersion: userVersion, applicationID: applicationID)
+            decision = gate.check(standing, applicationID: applicationID)
+            opened = try openedEvent(connection, standing: standing, applicationID: applicationID)
         } catch {
             return .stopped(.invalidDatabase, Failure(
                 kind: Failure.Kind.invalidDatabase, message: "SQLite cannot read the file: \(error.message)",
@@ -82,7 +83,7 @@ public final class Migrator {
         }
         emit(opened)
         // A file without an application id is adopted by the first step that applies.
-        var adoptApplicationID: Int32?
+        let adoptApplicationID: Int32?
         switch decision {
         case .refuse(let failure): return .stopped(.refused, failure)
         case .proceed(let adopt): adoptApplicationID = adopt
@@ -105,30 +106,30 @@ public final class Migrator {
                 message: "cannot finish removing the old rows of an applied rebuild: \(error.message)",
                 statement: error.sql, sqliteCode: error.code))
         }
-        // 4. The steps, each in its own transaction(s).
-        var version = opened.userVersion ?? 0
-        var batchesThisLaunch = 0
-        while version < target, let step = plan.step(version: version + 1) {
-            let context = StepContext(
-                connection: connection, plan: plan, step: step, hooks: hooks,
-                adoptApplicationID: adoptApplicationID, batchesThisLaunch: batchesThisLaunch,
-                spaceMeter: spaceMeter, emit: emit)
-            if let stopped = runStep(step, context: context, emit: emit) { return stopped }
-            batchesThisLaunch = context.launchBatchCount
-            adoptApplicationID = nil
-            version = step.version
-        }
-        var finished = MigrationEvent(.finished)
-        finished.userVersion = version
-        emit(finished)
-        return .reached(version: version)
+        // 4. The pending steps, as the app's framework runs them.
+        let run = MigrationRun(
+            migrator: self, connection: connection, standing: standing, adoptApplicationID: adoptApplicationID, emit: emit)
+        return plan.runner.migrationRunner.run(run)
     }
 
     private var gate: Gate { Gate(plan: plan, target: target) }
 
-    private func openedEvent(_ connection: Connection, userVersion: Int, applicationID: Int32) throws(SQLiteError) -> MigrationEvent {
+    /// Opens the file as the app's platform and framework do: the platform's connection
+    /// settings, then the plan's foreign keys. Every runner's connection is made here.
+    private func open(path: String, freshFile: Bool) throws(SQLiteError) -> Connection {
+        let connection = try Connection(path: path, vfs: spaceMeter?.vfsName)
+        for pragma in settings.connection.pragmas(freshFile: freshFile) { try connection.execute(pragma) }
+        try connection.execute("PRAGMA foreign_keys = \(plan.foreignKeys ? "ON" : "OFF")")
+        _ = try connection.integer("SELECT count(*) FROM sqlite_schema")
+        return connection
+    }
+
+    private func openedEvent(
+        _ connection: Connection, standing: Standing, applicationID: Int32
+    ) throws(SQLiteError) -> MigrationEvent {
         var event = MigrationEvent(.opened)
-        event.userVersion = userVersion
+        event.userVersion = standing.version
+        event.id = standing.id
         event.applicationID = applicationID
         event.journalMode = try connection.scalar("PRAGMA journal_mode").textValue
         if let pending = try ProgressStore(connection: connection).pending() {
@@ -140,13 +141,26 @@ public final class Migrator {
         return event
     }
 
-    /// Runs one step; nil when it applied, the run's ending otherwise.
-    private func runStep(_ step: Step, context: StepContext, emit: (MigrationEvent) -> Void) -> Ending? {
+    /// How a step that `runStep` ran did not apply.
+    struct StepStop {
+        var ending: Ending
+        /// The hooks abandoned the step: what it had open stays open, as after a kill.
+        var abandoned: Bool
+    }
+
+    /// Runs one step: its `step_started` event, the space estimate and check, the step's
+    /// work (committed as `context.commit` says), its `step_finished` event. Every runner
+    /// runs its steps through here, so whatever must happen before a step touches the data
+    /// happens in this one place. `failureNote` says what a failure undoes beyond the step
+    /// (under a runner that does not commit step by step). Nil when the step applied.
+    func runStep(_ step: Step, context: StepContext, failureNote: String?, emit: (MigrationEvent) -> Void) -> StepStop? {
         let stepStart = clock.now
         spaceMeter?.beginStep(step.version)
         var startedEvent = MigrationEvent(.stepStarted, version: step.version)
         startedEvent.name = step.name
+        startedEvent.id = step.id
         startedEvent.stepKind = step.action.kind
+        let note = failureNote.map { "; " + $0 } ?? ""
         do {
             // Started before the estimate: the estimate is the step's own work (it reads the
             // tables the step touches), and a kill during it is a kill in this step.
@@ -154,10 +168,11 @@ public final class Migrator {
             let estimate = try SpaceEstimator(connection: context.connection).estimate(step)
             try context.checkpoint(.stepStarting(version: step.version))
             if settings.spaceCheck == .estimate, let estimate, let free = spaceMeter?.freeBytes(), estimate > free {
-                return stop(step, .refused, Failure(
+                let ending = stop(step, .refused, Failure(
                     kind: Failure.Kind.insufficientSpace, step: step.version,
-                    message: "step \(step.version) (\"\(step.name)\") needs about \(estimate) bytes of free space, but only \(free) are free",
+                    message: "step \(step.version) (\"\(step.name)\") needs about \(estimate) bytes of free space, but only \(free) are free\(note)",
                     neededBytes: estimate, freeBytes: free), stepStart: stepStart, emit: emit)
+                return StepStop(ending: ending, abandoned: false)
             }
             let work = try executor(for: step).run(context)
             var finished = MigrationEvent(.stepFinished, version: step.version)
@@ -175,24 +190,26 @@ public final class Migrator {
             return nil
         } catch {
             let diskFull = error.isDiskFull
-            return stop(step, diskFull ? .diskFull : .failed, Failure(
+            let ending = stop(step, diskFull ? .diskFull : .failed, Failure(
                 kind: diskFull ? Failure.Kind.diskFull : Failure.Kind.sqlError, step: step.version,
                 message: diskFull
-                    ? "the disk filled during step \(step.version) (\"\(step.name)\"): \(error.message); the step rolled back"
-                    : "step \(step.version) (\"\(step.name)\") failed: \(error.message)",
+                    ? "the disk filled during step \(step.version) (\"\(step.name)\"): \(error.message); the step rolled back\(note)"
+                    : "step \(step.version) (\"\(step.name)\") failed: \(error.message)\(note)",
                 statement: error.sql, sqliteCode: error.code), stepStart: stepStart, emit: emit)
+            return StepStop(ending: ending, abandoned: error == .abandoned)
         }
     }
 
-    private func stop(
-        _ step: Step, _ stop: Stop, _ failure: Failure, stepStart: ContinuousClock.Instant,
+    /// Emits the `step_failed` event of `step` and answers the run's ending.
+    func stop(
+        _ step: Step, _ stop: Stop, _ failure: Failure, stepStart: ContinuousClock.Instant? = nil,
         emit: (MigrationEvent) -> Void
     ) -> Ending {
         var event = MigrationEvent(.stepFailed, version: step.version)
         event.stop = stop
         event.failure = failure
         event.estimatedBytes = failure.neededBytes
-        event.elapsedMs = milliseconds(clock.now - stepStart)
+        event.elapsedMs = stepStart.map { milliseconds(clock.now - $0) }
         event.space = spaceMeter?.stepSpace()
         emit(event)
         return .stopped(stop, failure)
@@ -206,4 +223,3 @@ public final class Migrator {
         }
     }
 }
-

@@ -1,7 +1,9 @@
 import CSQLite
 
-/// A `sql` step: its statements in one `BEGIN IMMEDIATE` transaction that also sets
-/// `user_version`, so that the step is applied whole or not at all.
+/// A `sql` step: its statements in one `BEGIN IMMEDIATE` transaction that also records the
+/// step, so that the step is applied whole or not at all; or, as the runner says
+/// (`StepCommit`), inside the runner's transaction around the path, or statement by
+/// statement in autocommit.
 struct SQLStep: StepExecutor {
     let statements: [String]
 
@@ -10,9 +12,10 @@ struct SQLStep: StepExecutor {
         var cost = CostClass.metadata
         var droppedRows = false
         var changedRows = false
-        try connection.execute("BEGIN IMMEDIATE")
+        try context.beginStepTransaction()
         do {
             for sql in statements {
+                context.statementStarting()
                 let statementCost = try runClassified(sql, on: connection)
                 cost = max(cost, statementCost.cost)
                 droppedRows = droppedRows || statementCost.droppedRows
@@ -22,11 +25,11 @@ struct SQLStep: StepExecutor {
             if droppedRows && changedRows { cost = .rewrite }
             try context.stampVersion()
             try context.checkpoint(.insideStep)
-            try connection.execute("COMMIT")
+            try context.commitStepTransaction()
         } catch {
             // After SQLITE_FULL and some other errors SQLite rolls back only the statement.
             // An abandoned step leaves its transaction open, as a kill would.
-            if error != .abandoned { connection.rollbackIfNeeded() }
+            if error != .abandoned { context.rollBackStep() }
             throw error
         }
         return StepWork(costClass: cost)

@@ -6,6 +6,8 @@ public final class StepContext {
     public let connection: Connection
     public let plan: Plan
     public let step: Step
+    /// How the step's work becomes durable (the runner's choice).
+    let commit: StepCommit
     private let hooks: MigrationHooks?
     private let spaceMeter: SpaceMeter?
     private let emit: (MigrationEvent) -> Void
@@ -14,13 +16,15 @@ public final class StepContext {
     private var batchesThisLaunch: Int
 
     init(
-        connection: Connection, plan: Plan, step: Step, hooks: MigrationHooks?, adoptApplicationID: Int32?,
-        batchesThisLaunch: Int, spaceMeter: SpaceMeter?, emit: @escaping (MigrationEvent) -> Void
+        connection: Connection, plan: Plan, step: Step, commit: StepCommit, hooks: MigrationHooks?,
+        adoptApplicationID: Int32?, batchesThisLaunch: Int, spaceMeter: SpaceMeter?,
+        emit: @escaping (MigrationEvent) -> Void
     ) {
         self.spaceMeter = spaceMeter
         self.connection = connection
         self.plan = plan
         self.step = step
+        self.commit = commit
         self.hooks = hooks
         self.adoptApplicationID = adoptApplicationID
         self.batchesThisLaunch = batchesThisLaunch
@@ -30,13 +34,78 @@ public final class StepContext {
     /// Total batches committed since `migrate` began, across steps.
     var launchBatchCount: Int { batchesThisLaunch }
 
-    /// Sets `user_version` to the step's version (and adopts the plan's application id
-    /// on a file that had none). Call inside the step's last transaction, before COMMIT.
+    /// Records the step as applied, the way the runner keeps versions: `user_version` set
+    /// to the step's version, or (GRDB) the step's row in `grdb_migrations` and, with
+    /// deferred foreign key checks, `PRAGMA foreign_key_check`; and adopts the plan's
+    /// application id on a file that had none. Call inside the step's last transaction,
+    /// before COMMIT. Under a runner that records the version after the whole path
+    /// (sqliteopenhelper, room, drift), the step records nothing itself.
     public func stampVersion() throws(SQLiteError) {
+        switch commit {
+        case .ownTransaction:
+            try adoptApplicationIDIfNeeded()
+            try connection.execute("PRAGMA user_version = \(step.version)")
+        case .grdbMigration(let deferredForeignKeys):
+            try adoptApplicationIDIfNeeded()
+            try GRDBMigrations.record(step, connection)
+            // A violation fails the migration, as GRDB turns one into SQLITE_CONSTRAINT_FOREIGNKEY.
+            if deferredForeignKeys { try ForeignKeyCheck.verifyDatabase(connection) }
+        case .enclosingTransaction, .autocommit:
+            break
+        }
+    }
+
+    private func adoptApplicationIDIfNeeded() throws(SQLiteError) {
         if let adoptApplicationID {
             try connection.execute("PRAGMA application_id = \(adoptApplicationID)")
         }
-        try connection.execute("PRAGMA user_version = \(step.version)")
+    }
+
+    // MARK: - The transaction of a `sql` step
+
+    /// Reports, under autocommit, that the step's next statement begins (`statement_started`):
+    /// what a kill undoes there is that statement alone.
+    func statementStarting() {
+        if commit == .autocommit { emit(MigrationEvent(.statementStarted, version: step.version)) }
+    }
+
+    /// Opens the step's own transaction, when the runner gives it one. GRDB's deferred
+    /// foreign key checks switch enforcement off first (a no-op inside a transaction).
+    func beginStepTransaction() throws(SQLiteError) {
+        switch commit {
+        case .ownTransaction, .grdbMigration(deferredForeignKeys: false):
+            try connection.execute("BEGIN IMMEDIATE")
+        case .grdbMigration(deferredForeignKeys: true):
+            try connection.execute("PRAGMA foreign_keys = OFF")
+            try connection.execute("BEGIN IMMEDIATE")
+        case .enclosingTransaction, .autocommit:
+            break
+        }
+    }
+
+    /// Commits the step's own transaction, when it has one.
+    func commitStepTransaction() throws(SQLiteError) {
+        switch commit {
+        case .ownTransaction, .grdbMigration(deferredForeignKeys: false):
+            try connection.execute("COMMIT")
+        case .grdbMigration(deferredForeignKeys: true):
+            try connection.execute("COMMIT")
+            try connection.execute("PRAGMA foreign_keys = ON")
+        case .enclosingTransaction, .autocommit:
+            break
+        }
+    }
+
+    /// After a failure: rolls back what is open. Inside the runner's transaction around the
+    /// path that is the whole path, as Android ends a transaction an exception left
+    /// unsuccessful; under autocommit SQLite has already undone the failing statement.
+    func rollBackStep() {
+        connection.rollbackIfNeeded()
+        if commit == .grdbMigration(deferredForeignKeys: true) {
+            // The migration stops after a failure and closes the connection: its foreign
+            // key setting matters no more, and the step's own error is what the caller sees.
+            try? connection.execute("PRAGMA foreign_keys = ON")
+        }
     }
 
     /// Reports a batch that has committed (call after COMMIT returned), with the step's

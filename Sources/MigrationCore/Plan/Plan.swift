@@ -6,6 +6,10 @@ public struct Plan: Sendable, Equatable {
     public var applicationID: Int32?
     /// Whether the app's connection enforces foreign keys while it migrates.
     public var foreignKeys: Bool
+    /// How the app's migration framework uses transactions.
+    public var runner: Runner
+    /// The identity hash Room writes to `room_master_table` (`runner` room only).
+    public var roomIdentityHash: String?
     public var steps: [Step]
     public var freshInstall: FreshInstall?
     /// SHA-256 of the plan document as given, hex.
@@ -24,6 +28,8 @@ public struct Plan: Sendable, Equatable {
 /// One step: migrates a database from user_version `version - 1` to `version`.
 public struct Step: Sendable, Equatable {
     public var version: Int
+    /// The migration's identifier as the app registers it (required under GRDB).
+    public var id: String?
     public var name: String
     /// True when the step removes rows on purpose (`"row_loss": "allowed"`).
     public var rowLossAllowed: Bool

@@ -17,11 +17,28 @@ public enum PlanDecoder {
             }
             return id
         }
+        let runner: Runner
+        switch try fields.optionalString("runner") {
+        case nil: runner = .perStep
+        case let name?:
+            guard let named = Runner(rawValue: name) else {
+                let names = Runner.allCases.map { "\"\($0.rawValue)\"" }.joined(separator: ", ")
+                throw PlanError("plan: \"runner\" must be one of \(names), got \"\(name)\"")
+            }
+            runner = named
+        }
         let foreignKeys: Bool
         switch try fields.optionalString("foreign_keys") {
-        case nil, "off": foreignKeys = false
+        // GRDB's connections enforce foreign keys unless the app turns them off.
+        case nil: foreignKeys = runner == .grdb
+        case "off": foreignKeys = false
         case "on": foreignKeys = true
         case let other?: throw PlanError("plan: \"foreign_keys\" must be \"on\" or \"off\", got \"\(other)\"")
+        }
+        let roomIdentityHash = try fields.optionalString("room_identity_hash")
+        if roomIdentityHash != nil, runner != .room {
+            throw PlanError(
+                "plan: \"room_identity_hash\" is what Room writes to room_master_table; it needs \"runner\": \"room\", not \"\(runner.rawValue)\"")
         }
         guard case .array(let stepValues)? = fields.take("steps") else {
             throw PlanError("plan: \"steps\" must be an array of steps")
@@ -30,20 +47,30 @@ public enum PlanDecoder {
         try fields.rejectUnknown()
 
         var steps: [Step] = []
+        var positionOfID: [String: Int] = [:]
         for (index, value) in stepValues.enumerated() {
-            steps.append(try decodeStep(value, position: index + 1))
+            let step = try decodeStep(value, position: index + 1, runner: runner)
+            if let id = step.id {
+                if let earlier = positionOfID[id] {
+                    throw PlanError(
+                        "step \(step.version) (\"\(step.name)\"): \"id\" \"\(id)\" is already the id of step \(earlier); each migration needs an identifier of its own")
+                }
+                positionOfID[id] = step.version
+            }
+            steps.append(step)
         }
         let freshInstall = try freshInstallValue.map { value throws(PlanError) in
             try decodeFreshInstall(value, newest: steps.last?.version ?? 0)
         }
         return Plan(
             name: name, description: description, applicationID: applicationID, foreignKeys: foreignKeys,
-            steps: steps, freshInstall: freshInstall, sha256: SHA256.hex(bytes), document: bytes)
+            runner: runner, roomIdentityHash: roomIdentityHash, steps: steps, freshInstall: freshInstall,
+            sha256: SHA256.hex(bytes), document: bytes)
     }
 
     // MARK: - Steps
 
-    private static func decodeStep(_ value: JSONValue, position: Int) throws(PlanError) -> Step {
+    private static func decodeStep(_ value: JSONValue, position: Int, runner: Runner) throws(PlanError) -> Step {
         guard let object = value.objectValue else {
             throw PlanError("step \(position): must be an object, not \(value.typeName)")
         }
@@ -58,6 +85,11 @@ public enum PlanDecoder {
         fields.context = "step \(version)"
         let name = try fields.optionalString("name") ?? "version \(version)"
         fields.context = "step \(version) (\"\(name)\")"
+        let id = try fields.optionalString("id")
+        if id == nil, runner == .grdb {
+            throw PlanError(
+                "\(fields.context): \"id\" is missing; runner grdb records each applied migration by its identifier (the name given to registerMigration), so every step needs one")
+        }
         let rowLossAllowed: Bool
         switch try fields.optionalString("row_loss") {
         case nil: rowLossAllowed = false
@@ -70,6 +102,10 @@ public enum PlanDecoder {
             throw PlanError("\(fields.context): needs exactly one of \"sql\", \"rebuild\" or \"backfill\"; found \(found)")
         }
         let context = fields.context
+        if runner.commitsWholePath, kinds[0] != "sql" {
+            throw PlanError(
+                "\(context): a \(kinds[0]) commits a batch at a time, which runner \(runner.rawValue) cannot do: it runs every pending step inside one transaction that commits only at the end; write this step as \"sql\"")
+        }
         let action: StepAction
         switch kinds[0] {
         case "sql": action = .sql(try decodeSQL(fields.take("sql"), context: context))
@@ -78,7 +114,7 @@ public enum PlanDecoder {
         }
         try fields.rejectUnknown()
         return Step(
-            version: Int(version), name: name, rowLossAllowed: rowLossAllowed, action: action,
+            version: Int(version), id: id, name: name, rowLossAllowed: rowLossAllowed, action: action,
             definitionHash: SHA256.hex(Array(value.canonicalText.utf8)))
     }
 

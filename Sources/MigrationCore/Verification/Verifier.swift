@@ -55,8 +55,11 @@ public struct Verifier: Sendable {
 
         let userVersion = try connection.userVersion
         final.userVersion = userVersion
-        if userVersion != target {
-            problems.append("the database is at version \(userVersion) after the run, not at the target \(target)")
+        // The version as the plan's runner keeps it (GRDB: in grdb_migrations).
+        let reached = try Standing.read(connection, plan: plan).version
+        if reached != target {
+            let kept = plan.runner.keepsUserVersion ? "version" : "migration"
+            problems.append("the database is at \(kept) \(reached) after the run, not at the target \(target)")
         }
 
         // Integrity: the only check `verify: off` skips.
@@ -82,14 +85,16 @@ public struct Verifier: Sendable {
         let tablesAfter = try TableCounts.count(connection)
         final.tables = tablesAfter
         let (lost, lossProblems) = rowsLost(
-            before: tablesBefore, after: tablesAfter, appliedSteps: (startVersion ?? 0)..<max(startVersion ?? 0, userVersion))
+            before: tablesBefore, after: tablesAfter, appliedSteps: (startVersion ?? 0)..<max(startVersion ?? 0, reached))
         final.rowsLost = lost
         problems += lossProblems
 
         // Schema.
-        let upgraded = try SchemaSnapshot.read(connection)
+        // The framework's own tables (grdb_migrations, room_master_table) are not the app's schema.
+        let upgraded = try SchemaSnapshot.read(connection).removingTables(plan.runner.frameworkTables)
         do {
-            let diff = SchemaDiff(upgraded: upgraded, freshInstall: try freshInstallSnapshot())
+            let diff = SchemaDiff(
+                upgraded: upgraded, freshInstall: try freshInstallSnapshot().removingTables(plan.runner.frameworkTables))
             final.schemaMatchesFreshInstall = diff.isEmpty
             final.schemaDiff = diff.lines
             if let first = diff.lines.first {
@@ -184,14 +189,14 @@ public struct Verifier: Sendable {
     // MARK: - Fresh install
 
     /// Why the fresh install could not be built; the message is a problem sentence.
-    private struct FreshInstallFailure: Error {
+    struct FreshInstallFailure: Error {
         var message: String
     }
 
     /// The schema of a fresh install of `target`: the plan's `fresh_install` script when it
     /// is for that version, otherwise steps 1...target replayed on an empty file, as an
     /// app installed at that version would have done.
-    private func freshInstallSnapshot() throws(FreshInstallFailure) -> SchemaSnapshot {
+    func freshInstallSnapshot() throws(FreshInstallFailure) -> SchemaSnapshot {
         let files = DatabaseFiles(freshInstallPath)
         // A journal or WAL left by a verification cut short would be replayed into the new file.
         files.remove()
@@ -227,7 +232,11 @@ public struct Verifier: Sendable {
     }
 
     private func replaySteps(path: String) throws(FreshInstallFailure) -> SchemaSnapshot {
-        let migrator = Migrator(plan: plan, settings: MigrationSettings(target: target, spaceCheck: .off))
+        // Step by step whatever the app's runner: an empty file ends with the same schema,
+        // and Room's runner, which builds this fresh install, must not build another.
+        var replayed = plan
+        replayed.runner = .perStep
+        let migrator = Migrator(plan: replayed, settings: MigrationSettings(target: target, spaceCheck: .off))
         if case .stopped(_, let failure) = migrator.migrate(databaseAt: path, emit: { _ in }) {
             throw FreshInstallFailure(
                 message: "replaying steps 1 to \(target) on an empty database fails, so the schema cannot be compared: \(failure.message)")
@@ -237,5 +246,15 @@ public struct Verifier: Sendable {
         } catch {
             throw FreshInstallFailure(message: "the replayed fresh install cannot be read: \(error.message)")
         }
+    }
+}
+
+extension SchemaSnapshot {
+    /// The snapshot without the tables `names` (folded) and their indexes and triggers.
+    fileprivate func removingTables(_ names: Set<String>) -> SchemaSnapshot {
+        guard !names.isEmpty else { return self }
+        return SchemaSnapshot(
+            tables: tables.filter { !names.contains($0.key) }, indexes: indexes.filter { !names.contains($0.value.table) },
+            triggers: triggers.filter { !names.contains($0.value.table) }, views: views)
     }
 }

@@ -33,10 +33,11 @@ public enum ReportRendering {
 
     // MARK: - Text
 
-    /// A short summary: the outcome, the failure, one line per step with time and peak space.
+    /// A short summary: the outcome, the failure, the launches when there was more than one
+    /// or one that did not finish, one line per step with time and peak space.
     ///
     ///     completed: target reached in the first launch, verification passed
-    ///     plan notes -> v5 on device default, 1 launch, 1.2 s
+    ///     plan notes -> v5 on device default, runner per_step, 1 launch, 1.2 s
     ///       v1  create notes          applied      12 ms   peak 8.0 KiB
     public static func text(_ report: Report) -> String {
         var lines: [String] = []
@@ -44,12 +45,24 @@ public enum ReportRendering {
         let launchCount = report.launches.count
         lines.append(
             "plan \(report.plan.name) -> v\(report.plan.targetVersion) on device \(report.options.device), "
+                + "runner \(report.plan.runner.rawValue), "
                 + "\(launchCount) launch\(launchCount == 1 ? "" : "es"), \(duration(ms: report.timings.totalMs))")
         let inputVersion = report.input.userVersion.map { "v\($0)" } ?? "unknown version"
         lines.append("input \(ByteCount.text(report.input.bytes)), \(inputVersion)")
         if let failure = report.failure {
             let step = failure.step.map { " (step \($0))" } ?? ""
             lines.append("failure \(failure.kind)\(step): \(failure.message)")
+        }
+        if launchCount > 1 || report.launches.contains(where: { $0.ended != .finished }) {
+            for launch in report.launches {
+                let from = launch.fromVersion.map { "v\($0)" } ?? "?"
+                let id = launch.fromID.map { " (\"\($0)\")" } ?? ""
+                let reached = launch.reachedVersion.map { "v\($0)" } ?? "?"
+                let undone = launch.rolledBack ? ", uncommitted work rolled back" : ""
+                lines.append(
+                    "  launch \(launch.launch): \(from)\(id) -> \(reached), \(launch.ended.rawValue) after "
+                        + "\(duration(ms: launch.elapsedMs))\(undone)")
+            }
         }
         let nameWidth = min(40, report.steps.map(\.name.count).max() ?? 0)
         for step in report.steps {
@@ -123,7 +136,8 @@ public enum ReportRendering {
         document += "    <properties>\n"
         let properties: [(String, String)] = [
             ("outcome", report.outcome.rawValue), ("job_id", report.jobID), ("plan_sha256", report.plan.sha256),
-            ("target_version", String(report.plan.targetVersion)), ("device", report.options.device),
+            ("target_version", String(report.plan.targetVersion)), ("runner", report.plan.runner.rawValue),
+            ("device", report.options.device),
         ]
         for (name, value) in properties {
             document += "      <property name=\"\(xml(name))\" value=\"\(xml(value))\"/>\n"

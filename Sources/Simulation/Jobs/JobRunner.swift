@@ -120,7 +120,7 @@ private struct JobRun {
             // Without the counts in the instructions, the verifier's rows_lost would compare
             // with nothing and pass: a job that cannot hand them over fails instead.
             do {
-                try writeInstructions(tablesBefore: inspection.tables)
+                try writeInstructions(tablesBefore: inspection.tables, startVersion: inspection.point?.version)
             } catch {
                 return stop(.failed, Failure(
                     kind: "internal",
@@ -155,7 +155,17 @@ private struct JobRun {
     // MARK: - Launches
 
     /// Runs launches until the target is reached (nil) or the run ends another way.
+    ///
+    /// After a kill, what the file really holds decides: a launch whose events show a
+    /// commit made progress (the next launch opens the file where that commit left it);
+    /// otherwise a worker reads the file, and if it stands where the launch found it, the
+    /// kill undid everything the launch did and every later launch would do the same: a
+    /// crash loop. Under drift the work of finished statements stays after a kill, so the
+    /// next launch runs on a changed file: the loop is judged from what that launch does
+    /// (it fails on the half-applied state, or gets no further than the one before).
     private mutating func launchUntilSettled() -> Outcome? {
+        let runner = job.plan.runner
+        var previous: LaunchRecord?
         for number in 1...max(1, job.options.launches) {
             if launcher.cancellation.isCancelled { return stopAfterMigration(.failed, cancelledFailure) }
             let run: WorkerLauncher.Run
@@ -167,41 +177,68 @@ private struct JobRun {
                         // again (LaunchRecord), so a line skipped here is not lost.
                         guard let progress,
                             let event = try? JSONDecoder().decode(MigrationEvent.self, from: Data(line)),
-                            let text = ProgressLine.describe(event, launch: number)
+                            let text = ProgressLine.describe(event, launch: number, runner: runner)
                         else { return }
                         progress(text)
                     })
             } catch {
                 return stopAfterMigration(.failed, workerStartFailure(error))
             }
-            let record = LaunchRecord(number: number, run: run)
+            let record = LaunchRecord(number: number, runner: runner, run: run)
             let stats = SpaceStats.read(path: job.directory.spaceStats)
             ledger.record(record, spaceAtEnd: stats)
+            // Where the previous launch left the file is where this one found it.
+            if let found = record.fromVersion, let last = launches.indices.last { launches[last].reachedVersion = found }
             launches.append(LaunchReport(
-                launch: number, fromVersion: record.fromVersion, reachedVersion: record.reachedVersion,
-                ended: record.ending, elapsedMs: run.elapsedMs, startMs: record.startMs))
+                launch: number, fromVersion: record.fromVersion, fromID: record.opened?.id,
+                reachedVersion: record.reachedVersion, ended: record.ending, elapsedMs: run.elapsedMs,
+                startMs: record.startMs, rolledBack: record.cutUncommittedWork))
+            defer { previous = record }
             if launcher.cancellation.isCancelled { return stopAfterMigration(.failed, cancelledFailure) }
             if record.finished != nil { return nil }
             if let failed = record.stepFailure, let stopped = failed.stop {
                 let outcome = Outcome(stopped)
                 let failure = failed.failure ?? Failure(kind: outcome.rawValue, message: outcome.meaning)
+                if outcome == .failed, let killed = previous, runner.autocommits, killed.wasKilled,
+                    killed.start != nil, killed.start == record.start
+                {
+                    return stopAfterMigration(.crashLoop, failsOnHalfApplied(failure, after: killed))
+                }
                 // A refused file is still a database: its state is reported, as for any other
                 // ending that leaves one.
                 return outcome == .invalidDatabase ? stop(outcome, failure) : stopAfterMigration(outcome, failure)
             }
             if record.wasKilled {
                 progress?(ProgressLine.killed(record, watchdogMs: job.options.watchdogMs))
-                guard record.madeDurableProgress else {
+                if record.committedProgress { continue }
+                guard let start = record.start else {
                     return stopAfterMigration(.crashLoop, crashLoopFailure(record))
                 }
-                continue
+                if runner.autocommits {
+                    if let killed = previous, killed.wasKilled, killed.start == start,
+                        (record.furthestStep ?? 0) <= (killed.furthestStep ?? 0)
+                    {
+                        return stopAfterMigration(.crashLoop, repeatedPathFailure(record, after: killed))
+                    }
+                    continue
+                }
+                // No commit in the events: the file itself says whether one happened.
+                let state = readDatabaseState()
+                if let point = state?.point, point != start {
+                    if let last = launches.indices.last { launches[last].reachedVersion = point.version }
+                    continue
+                }
+                return stopAfterMigration(.crashLoop, crashLoopFailure(record), state: state)
             }
             return stopAfterMigration(.failed, crashFailure(record))
         }
-        let last = launches.last?.reachedVersion.map(String.init) ?? "the same version"
+        let state = readDatabaseState()
+        let reached = state?.point?.version ?? launches.last?.reachedVersion
+        let last = reached.map(String.init) ?? "the same version"
         return stopAfterMigration(.watchdogKilled, Failure(
             kind: Failure.Kind.watchdog, step: ledger.entries.last?.version,
-            message: "all \(launches.count) launches were killed by the \(job.options.watchdogMs ?? 0) ms watchdog; each made progress, but the database is only at version \(last) of \(target)"))
+            message: "all \(launches.count) launches were killed by the \(job.options.watchdogMs ?? 0) ms watchdog; each made progress, but the database is only at version \(last) of \(target)"),
+            state: state)
     }
 
     private var cancelledFailure: Failure { Failure(kind: "cancelled", message: "the job was cancelled") }
@@ -213,9 +250,37 @@ private struct JobRun {
     private func crashLoopFailure(_ record: LaunchRecord) -> Failure {
         let step = record.cutStep
         let stepText = step.map { "step \($0.version ?? 0) (\"\($0.name ?? "")\")" } ?? "opening the database"
+        guard job.plan.runner.commitsWholePath, let from = record.fromVersion, let cut = record.furthestStep else {
+            return Failure(
+                kind: Failure.Kind.watchdog, step: step?.version,
+                message: "launch \(record.number) was killed by the \(job.options.watchdogMs ?? 0) ms watchdog during \(stepText) without committing any progress; every later launch would do the same: crash loop")
+        }
+        let undone = cut == from + 1 ? "step \(cut)" : "steps \(from + 1) to \(cut)"
+        return Failure(
+            kind: Failure.Kind.watchdog, step: step?.version ?? cut,
+            message: "launch \(record.number) was killed \(killedBy(record)) during \(stepText); runner \(job.plan.runner.rawValue) runs every pending step in one transaction, so the kill rolled back \(undone) and the file is still at version \(from): every launch repeats the whole path and is killed again: crash loop")
+    }
+
+    /// Drift: a launch found the file where a killed launch had found it, and was killed no
+    /// further along.
+    private func repeatedPathFailure(_ record: LaunchRecord, after killed: LaunchRecord) -> Failure {
+        let step = record.cutStep
+        let stepText = step.map { "step \($0.version ?? 0) (\"\($0.name ?? "")\")" } ?? "the same path"
         return Failure(
             kind: Failure.Kind.watchdog, step: step?.version,
-            message: "launch \(record.number) was killed by the \(job.options.watchdogMs ?? 0) ms watchdog during \(stepText) without committing any progress; every later launch would do the same: crash loop")
+            message: "launch \(record.number) started from version \(record.fromVersion ?? 0), as launch \(killed.number) did (drift writes user_version only after the last step), and was killed \(killedBy(record)) again during \(stepText), no further than before: every launch runs the same path again on the half-migrated file: crash loop")
+    }
+
+    /// "by the 5000 ms watchdog", or "(SIGKILL)" for a kill from elsewhere.
+    private func killedBy(_ record: LaunchRecord) -> String {
+        record.run.killedByWatchdog ? "by the \(job.options.watchdogMs ?? 0) ms watchdog" : "(SIGKILL)"
+    }
+
+    /// Drift: the failure of a launch that ran the path again on what a killed launch left.
+    private func failsOnHalfApplied(_ failure: Failure, after killed: LaunchRecord) -> Failure {
+        var failure = failure
+        failure.message += ". Launch \(killed.number) was killed \(killedBy(killed)) after part of this path had committed, so every launch runs the same steps again on this half-migrated file and fails the same way: crash loop"
+        return failure
     }
 
     private func crashFailure(_ record: LaunchRecord) -> Failure {
@@ -240,15 +305,28 @@ private struct JobRun {
 
     /// Ends a run that migrated at least partly: the state it left is reported.
     private mutating func stopAfterMigration(_ outcome: Outcome, _ failure: Failure) -> Outcome {
+        stopAfterMigration(outcome, failure, state: readDatabaseState())
+    }
+
+    /// Ends a run with the state of the file a worker read (nil when none could be read).
+    private mutating func stopAfterMigration(_ outcome: Outcome, _ failure: Failure, state: WorkerReport?) -> Outcome {
         self.failure = failure
         ledger.skipRemaining(plan: job.plan, through: target)
-        // Best effort: the run has its outcome and failure already; a worker that cannot
-        // start or dies here leaves `final` null rather than hiding them.
-        if !launcher.cancellation.isCancelled, let state = try? runReportingWorker(.verify, extraArguments: ["--final-only"]) {
-            final = state.final
-            if let reached = state.final?.userVersion { ledger.settle(reachedVersion: reached) }
+        final = state?.final
+        if let point = state?.point {
+            ledger.settle(reachedVersion: point.version)
+            // Where the last launch left the file, as the file itself says.
+            if let last = launches.indices.last { launches[last].reachedVersion = point.version }
         }
         return outcome
+    }
+
+    /// What the file holds now, read by a verification worker (quick check, no schema
+    /// comparison). Best effort: the run has its outcome already, and a worker that cannot
+    /// start or dies here leaves the state unknown (null in the report) rather than hiding it.
+    private func readDatabaseState() -> WorkerReport? {
+        guard !launcher.cancellation.isCancelled else { return nil }
+        return try? runReportingWorker(.verify, extraArguments: ["--final-only"])
     }
 
     func report(_ outcome: Outcome) -> Report {
@@ -265,7 +343,7 @@ private struct JobRun {
         }
         return Report(
             jobID: job.id, outcome: outcome, failure: outcome == .completed || outcome == .completedAfterKills ? nil : failure,
-            plan: PlanSummary(name: job.plan.name, sha256: job.plan.sha256, targetVersion: target),
+            plan: PlanSummary(name: job.plan.name, sha256: job.plan.sha256, targetVersion: target, runner: job.plan.runner),
             options: job.options, input: input, launches: launches, steps: ledger.entries, space: space,
             final: final, warnings: warnings + ledger.warnings,
             timings: Timings(totalMs: milliseconds(ContinuousClock.now - started), uploadMs: job.uploadMs))
@@ -300,11 +378,13 @@ private struct JobRun {
         }
     }
 
-    private func writeInstructions(tablesBefore: [String: Int64]?) throws {
+    /// - Parameter startVersion: where the input stands as the plan's runner keeps versions
+    ///   (GRDB's are not in the header); the header's `user_version` when nil.
+    private func writeInstructions(tablesBefore: [String: Int64]?, startVersion: Int? = nil) throws {
         let instructions = WorkerInstructions(
             plan: String(decoding: job.plan.document, as: UTF8.self), target: job.options.target,
             spaceCheck: job.options.spaceCheck, verify: job.options.verify, connection: job.device.connection,
-            tablesBefore: tablesBefore, startVersion: input.userVersion)
+            tablesBefore: tablesBefore, startVersion: startVersion ?? input.userVersion)
         let data = try JSONEncoder().encode(instructions)
         try data.write(to: URL(fileURLWithPath: job.directory.workerInstructions))
     }

@@ -5,13 +5,16 @@ import MigrationCore
 /// One simulated launch as the parent saw it: the worker's events, and how it ended.
 struct LaunchRecord {
     let number: Int
+    /// How the plan's framework commits, which says what the events prove durable.
+    let runner: Runner
     let events: [MigrationEvent]
     /// Milliseconds from process start to each event.
     let eventTimesMs: [Int]
     let run: WorkerLauncher.Run
 
-    init(number: Int, run: WorkerLauncher.Run) {
+    init(number: Int, runner: Runner, run: WorkerLauncher.Run) {
         self.number = number
+        self.runner = runner
         self.run = run
         let decoder = JSONDecoder()
         var events: [MigrationEvent] = []
@@ -32,22 +35,52 @@ struct LaunchRecord {
     var stepFailure: MigrationEvent? { events.first { $0.event == .stepFailed } }
 
     /// Whether a commit that changes where the migration stands happened in this launch:
-    /// a batch with its cursor, or a whole step. (Events are written after COMMIT, so a
-    /// kill in the instant between the two can hide one batch; the next launch's
-    /// `opened` event would show it.)
-    var madeDurableProgress: Bool {
-        events.contains { $0.event == .batchCommitted || $0.event == .stepFinished }
+    /// a batch with its cursor, a step committed with its version (under a runner that
+    /// commits each step), or the version recorded after the whole path. (Events are
+    /// written after COMMIT, so a kill in the instant between the two can hide one; the
+    /// database itself, read afterwards, shows it.)
+    var committedProgress: Bool {
+        events.contains { event in
+            switch event.event {
+            case .batchCommitted, .versionCommitted: return true
+            case .stepFinished: return runner.commitsEachStep
+            default: return false
+            }
+        }
     }
+
+    /// Where the launch found the file; nil when it was cut before it opened it.
+    var start: DurablePoint? { opened.flatMap(DurablePoint.init(opened:)) }
 
     /// The version the database was at when this launch opened it.
     var fromVersion: Int? { opened?.userVersion }
 
-    /// The version this launch left the database at.
+    /// The version this launch left the database at, as its own events show it; the next
+    /// launch's opening (or the final read) says it for sure.
     var reachedVersion: Int? {
         if let finished { return finished.userVersion }
+        if let recorded = events.last(where: { $0.event == .versionCommitted }) { return recorded.userVersion }
+        guard runner.commitsEachStep else { return fromVersion }
         let applied = events.filter { $0.event == .stepFinished }.compactMap(\.version).max()
         return applied ?? fromVersion
     }
+
+    /// Whether the kill cut work this launch had not committed, which the next open of the
+    /// file rolls back: a step in progress; under a runner that commits the whole path at
+    /// its end, every step since the path's transaction began; under autocommit, the
+    /// statement (or batch) that was running, if one was.
+    var cutUncommittedWork: Bool {
+        guard wasKilled else { return false }
+        if runner.commitsWholePath {
+            return events.contains { $0.event == .stepStarted } && !events.contains { $0.event == .versionCommitted }
+        }
+        guard let cut = cutStep else { return false }
+        guard runner.autocommits, cut.stepKind == .sql else { return true }
+        return events.last?.event == .statementStarted
+    }
+
+    /// The furthest step this launch began.
+    var furthestStep: Int? { events.filter { $0.event == .stepStarted }.compactMap(\.version).max() }
 
     /// Process start until the database was open: part of the watchdog budget.
     var startMs: Int? {

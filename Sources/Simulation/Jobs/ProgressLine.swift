@@ -3,15 +3,19 @@ import MigrationCore
 
 /// The one-line-per-step progress a person sees on stderr while a job runs.
 enum ProgressLine {
-    static func describe(_ event: MigrationEvent, launch: Int) -> String? {
+    static func describe(_ event: MigrationEvent, launch: Int, runner: Runner) -> String? {
         let step = "step \(event.version ?? 0)\(event.name.map { " \"\($0)\"" } ?? "")"
         switch event.event {
         case .stepFinished:
-            var text = "launch \(launch): \(step) applied in \(event.elapsedMs ?? 0) ms"
+            // Under a runner that records the version after the path, nothing is durable yet.
+            let done = runner.commitsEachStep ? "applied" : "done (not committed yet)"
+            var text = "launch \(launch): \(step) \(done) in \(event.elapsedMs ?? 0) ms"
             if let cost = event.costClass { text += " (\(cost.rawValue))" }
             if let rows = event.rows { text += ", \(rows) rows" }
             if let peak = event.space?.peakBytes { text += ", peak \(ByteCount.text(peak))" }
             return text
+        case .versionCommitted:
+            return "launch \(launch): version \(event.userVersion ?? 0) committed (runner \(runner.rawValue))"
         case .stepFailed:
             return "launch \(launch): \(event.version == nil ? "stopped" : step): \(event.stop?.rawValue ?? "failed"): \(event.failure?.message ?? "")"
         default:
@@ -22,6 +26,7 @@ enum ProgressLine {
     static func killed(_ record: LaunchRecord, watchdogMs: Int?) -> String {
         let during = record.cutStep.map { " during step \($0.version ?? 0)" } ?? ""
         let killer = record.run.killedByWatchdog ? "by the \(watchdogMs ?? 0) ms watchdog" : "(SIGKILL)"
-        return "launch \(record.number): killed \(killer)\(during) after \(record.run.elapsedMs) ms"
+        let undone = record.cutUncommittedWork ? "; its uncommitted work rolls back" : ""
+        return "launch \(record.number): killed \(killer)\(during) after \(record.run.elapsedMs) ms\(undone)"
     }
 }

@@ -2,19 +2,29 @@ import MigrationCore
 
 /// The report's `steps[]`, built from the events of every launch: one entry per launch
 /// a step ran in, so that a step cut by a kill shows as `interrupted` in that launch
-/// and as `applied` in the one that finished it.
+/// and as `applied` in the one that finished it. Under a runner that records the version
+/// only after the whole path, a finished step is applied once that record committed; a
+/// kill or a failure before it leaves the launch's steps `interrupted` (rolled back, or
+/// under drift left half-applied at the old version).
 struct StepLedger {
     private(set) var entries: [StepReport] = []
     /// Warnings the steps reported as they finished.
     private(set) var warnings: [Warning] = []
 
     mutating func record(_ launch: LaunchRecord, spaceAtEnd: SpaceStats?) {
+        // Entries of steps that finished in this launch but wait for the path's commit.
+        var awaitingCommit: [Int] = []
         for event in launch.events {
+            if event.event == .versionCommitted {
+                for index in awaitingCommit { entries[index].status = .applied }
+                awaitingCommit = []
+            }
             guard let version = event.version else { continue }
             switch event.event {
             case .stepStarted:
                 var entry = StepReport(
-                    version: version, name: event.name ?? "", kind: event.stepKind ?? .sql, status: .interrupted)
+                    version: version, id: event.id, name: event.name ?? "", kind: event.stepKind ?? .sql,
+                    status: .interrupted)
                 entry.launch = launch.number
                 entry.estimatedBytes = event.estimatedBytes
                 entries.append(entry)
@@ -24,8 +34,13 @@ struct StepLedger {
                     entry.batches = event.batches
                 }
             case .stepFinished:
+                if !launch.runner.commitsEachStep,
+                    let index = entries.lastIndex(where: { $0.version == version && $0.launch == launch.number })
+                {
+                    awaitingCommit.append(index)
+                }
                 update(version, launch.number) { entry in
-                    entry.status = .applied
+                    entry.status = launch.runner.commitsEachStep ? .applied : .interrupted
                     entry.costClass = event.costClass
                     entry.elapsedMs = event.elapsedMs
                     entry.swapMs = event.swapMs
@@ -40,11 +55,12 @@ struct StepLedger {
             case .stepFailed:
                 update(version, launch.number) { entry in
                     entry.status = event.stop == .refused ? .refused : .failed
-                    entry.elapsedMs = event.elapsedMs
+                    // A check of the runner's own after the step (Room's) has no time of its own.
+                    entry.elapsedMs = event.elapsedMs ?? entry.elapsedMs
                     entry.estimatedBytes = event.estimatedBytes ?? entry.estimatedBytes
                     entry.apply(event.space)
                 }
-            case .opened, .finished:
+            case .opened, .finished, .versionCommitted, .statementStarted:
                 break
             }
         }
@@ -76,7 +92,7 @@ struct StepLedger {
         guard let last = reached.max() else { return }
         for version in (last + 1)...max(last + 1, target) where version <= target {
             guard let step = plan.step(version: version) else { continue }
-            entries.append(StepReport(version: version, name: step.name, kind: step.action.kind, status: .skipped))
+            entries.append(StepReport(version: version, id: step.id, name: step.name, kind: step.action.kind, status: .skipped))
         }
     }
 

@@ -89,14 +89,17 @@ public struct PlanSummary: Sendable, Codable {
     public var name: String
     public var sha256: String
     public var targetVersion: Int
+    /// How the app's migration framework ran the steps (the plan's `runner`).
+    public var runner: Runner
 
-    public init(name: String, sha256: String, targetVersion: Int) {
+    public init(name: String, sha256: String, targetVersion: Int, runner: Runner) {
         self.name = name
         self.sha256 = sha256
         self.targetVersion = targetVersion
+        self.runner = runner
     }
 
-    enum CodingKeys: String, CodingKey { case name, sha256, targetVersion = "target_version" }
+    enum CodingKeys: String, CodingKey { case name, sha256, targetVersion = "target_version", runner }
 }
 
 /// The uploaded file as it was before anything ran.
@@ -147,35 +150,48 @@ public struct LaunchReport: Sendable, Codable {
     public enum Ending: String, Sendable, Codable { case finished, killed, failed }
 
     public var launch: Int
+    /// Where the launch found the file: its version (under GRDB, the position of the last
+    /// applied step, whose identifier is `fromID`).
     public var fromVersion: Int?
+    public var fromID: String?
+    /// Where the launch left the file, as the next launch (or the final read) found it.
     public var reachedVersion: Int?
     public var ended: Ending
     public var elapsedMs: Int
     /// Process start until the database was open: part of the watchdog budget.
     public var startMs: Int?
+    /// The launch was killed with work it had not committed, which the next open undid.
+    public var rolledBack: Bool
 
-    public init(launch: Int, fromVersion: Int?, reachedVersion: Int?, ended: Ending, elapsedMs: Int, startMs: Int?) {
+    public init(
+        launch: Int, fromVersion: Int?, fromID: String? = nil, reachedVersion: Int?, ended: Ending, elapsedMs: Int,
+        startMs: Int?, rolledBack: Bool = false
+    ) {
         self.launch = launch
         self.fromVersion = fromVersion
+        self.fromID = fromID
         self.reachedVersion = reachedVersion
         self.ended = ended
         self.elapsedMs = elapsedMs
         self.startMs = startMs
+        self.rolledBack = rolledBack
     }
 
     enum CodingKeys: String, CodingKey {
-        case launch, fromVersion = "from_version", reachedVersion = "reached_version", ended
-        case elapsedMs = "elapsed_ms", startMs = "start_ms"
+        case launch, fromVersion = "from_version", fromID = "from_id", reachedVersion = "reached_version", ended
+        case elapsedMs = "elapsed_ms", startMs = "start_ms", rolledBack = "rolled_back"
     }
 
     public func encode(to encoder: Encoder) throws {
         var container = encoder.container(keyedBy: CodingKeys.self)
         try container.encode(launch, forKey: .launch)
         try container.encode(fromVersion, forKey: .fromVersion)
+        try container.encode(fromID, forKey: .fromID)
         try container.encode(reachedVersion, forKey: .reachedVersion)
         try container.encode(ended, forKey: .ended)
         try container.encode(elapsedMs, forKey: .elapsedMs)
         try container.encode(startMs, forKey: .startMs)
+        try container.encode(rolledBack, forKey: .rolledBack)
     }
 }
 

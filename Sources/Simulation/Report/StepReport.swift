@@ -5,6 +5,8 @@ public struct StepReport: Sendable, Codable, Equatable {
     public enum Status: String, Sendable, Codable { case applied, interrupted, failed, refused, skipped }
 
     public var version: Int
+    /// The step's identifier (required under GRDB); nil when the plan gives none.
+    public var id: String?
     public var name: String
     public var kind: StepKind
     public var costClass: CostClass?
@@ -26,15 +28,16 @@ public struct StepReport: Sendable, Codable, Equatable {
     public var rows: Int64?
     public var batches: Int?
 
-    public init(version: Int, name: String, kind: StepKind, status: Status) {
+    public init(version: Int, id: String? = nil, name: String, kind: StepKind, status: Status) {
         self.version = version
+        self.id = id
         self.name = name
         self.kind = kind
         self.status = status
     }
 
     enum CodingKeys: String, CodingKey {
-        case version, name, kind, costClass = "cost_class", status, launch, elapsedMs = "elapsed_ms"
+        case version, id, name, kind, costClass = "cost_class", status, launch, elapsedMs = "elapsed_ms"
         case swapMs = "swap_ms", peakBytes = "peak_bytes", peakGrowthBytes = "peak_growth_bytes"
         case estimatedBytes = "estimated_bytes", bytesWritten = "bytes_written", syncs, rows, batches
     }
@@ -42,6 +45,7 @@ public struct StepReport: Sendable, Codable, Equatable {
     public func encode(to encoder: Encoder) throws {
         var container = encoder.container(keyedBy: CodingKeys.self)
         try container.encode(version, forKey: .version)
+        try container.encode(id, forKey: .id)
         try container.encode(name, forKey: .name)
         try container.encode(kind, forKey: .kind)
         try container.encode(costClass, forKey: .costClass)

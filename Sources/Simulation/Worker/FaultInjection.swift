@@ -5,7 +5,7 @@ import MigrationCore
 /// (SIGKILL to itself: no cleanup, no rollback, the same death as the watchdog's), to
 /// prove that every point of a migration survives being killed there. Parsed from the
 /// worker's `PREFLIGHT_TEST_FAULT` environment variable.
-struct FaultInjection: MigrationHooks, Sendable {
+final class FaultInjection: MigrationHooks {
     /// The checkpoints a specification can name with `point=`.
     enum Point: String, Sendable, CaseIterable {
         case afterCreate = "after_create"
@@ -25,17 +25,23 @@ struct FaultInjection: MigrationHooks, Sendable {
 
     /// Exit after this many batches have committed (in this process).
     var afterBatches: Int?
+    /// Exit as the next step starts once this many steps have started (in this process):
+    /// a watchdog that allows that many steps per launch, at whatever version it begins.
+    var afterSteps: Int?
+    private var stepsStarted = 0
     var point: Point?
     /// Raise SIGSEGV when the step with this version starts (a crashing SQLite, simulated).
     var crashAtStep: Int?
 
-    /// Parses "after_batches=3", "point=inside_swap", "crash_at_step=2", comma-separated.
+    /// Parses "after_batches=3", "after_steps=2", "point=inside_swap", "crash_at_step=2",
+    /// comma-separated.
     init?(specification: String) {
         for item in specification.split(separator: ",") {
             let parts = item.split(separator: "=", maxSplits: 1).map(String.init)
             guard parts.count == 2 else { return nil }
             switch parts[0] {
             case "after_batches": guard let count = Int(parts[1]) else { return nil }; afterBatches = count
+            case "after_steps": guard let count = Int(parts[1]) else { return nil }; afterSteps = count
             case "point": guard let value = Point(rawValue: parts[1]) else { return nil }; point = value
             case "crash_at_step": guard let value = Int(parts[1]) else { return nil }; crashAtStep = value
             default: return nil
@@ -74,6 +80,8 @@ struct FaultInjection: MigrationHooks, Sendable {
                 signal(SIGSEGV, SIG_DFL)
                 raise(SIGSEGV)
             }
+            if let afterSteps, stepsStarted >= afterSteps { killSelf() }
+            stepsStarted += 1
         case .batchesCommitted(let count):
             if let afterBatches, count >= afterBatches { killSelf() }
         default:

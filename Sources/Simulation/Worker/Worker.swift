@@ -34,7 +34,7 @@ public enum Worker {
             let plan = try PlanDecoder.decode(Array(instructions.plan.utf8))
             switch task {
             case .inspect:
-                EventWriter.write(inspect(directory.work.path))
+                EventWriter.write(inspect(directory.work.path, plan: plan))
             case .migrate:
                 let launch = value(of: "--launch", in: arguments).flatMap { Int($0) } ?? 1
                 try migrate(directory, plan: plan, instructions: instructions, launch: launch)
@@ -58,7 +58,7 @@ public enum Worker {
 
     /// Counts the input's rows without changing it: the WAL is read but not folded into
     /// the file, so that launch 1 finds the file exactly as the device had it.
-    private static func inspect(_ path: String) -> WorkerReport {
+    private static func inspect(_ path: String, plan: Plan) -> WorkerReport {
         do {
             let connection = try Connection(path: path)
             connection.keepWALOnClose()
@@ -67,7 +67,8 @@ public enum Worker {
             guard check == "ok" else { return WorkerReport(readable: "the database is damaged: \(check)") }
             return WorkerReport(
                 tables: try TableCounts.count(connection),
-                journalMode: try connection.scalar("PRAGMA journal_mode").textValue, readable: "ok")
+                journalMode: try connection.scalar("PRAGMA journal_mode").textValue, readable: "ok",
+                point: try DurablePoint(connection, plan: plan))
         } catch {
             return WorkerReport(readable: "SQLite cannot read the file: \(error.message)")
         }
@@ -105,8 +106,9 @@ public enum Worker {
             verification.final.schemaMatchesFreshInstall = nil
             verification.final.schemaDiff = nil
         }
+        let point = try DurablePoint(connection, plan: plan)
         // One file for `--out` and downloads; a WAL database stays WAL (its header says so).
         try connection.execute("PRAGMA wal_checkpoint(TRUNCATE)")
-        return WorkerReport(final: verification.final, problems: finalOnly ? nil : verification.problems)
+        return WorkerReport(final: verification.final, problems: finalOnly ? nil : verification.problems, point: point)
     }
 }

@@ -30,8 +30,10 @@ struct WorkerReport: Codable, Sendable {
     /// Verification.
     var final: FinalState?
     var problems: [String]?
+    /// Where the file stands, as the plan's runner keeps versions (both tasks).
+    var point: DurablePoint?
 
     enum CodingKeys: String, CodingKey {
-        case tables, journalMode = "journal_mode", readable, final, problems
+        case tables, journalMode = "journal_mode", readable, final, problems, point
     }
 }

@@ -19,14 +19,29 @@ enum ForeignKeyCheck {
                 check + " WHERE parent = ? COLLATE NOCASE LIMIT 3", [.text(child), .text(table)])
         }
         guard !problems.isEmpty else { return }
-        // Rows: the child table, its rowid (NULL for WITHOUT ROWID), the parent, the key's id.
-        let examples = problems.prefix(3).map { row in
-            let rowid = row[1] == .null ? "a row" : "row \(row[1])"
-            return "\(rowid) of \(SQLText.quote(row[0].textValue ?? "?")) refers to a missing row of \(SQLText.quote(row[2].textValue ?? "?"))"
-        }
         throw SQLiteError(
             code: violationCode,
-            message: "the rebuild of \(SQLText.quote(table)) breaks foreign keys: \(examples.joined(separator: "; ")); the step rolled back",
+            message: "the rebuild of \(SQLText.quote(table)) breaks foreign keys: \(examples(problems)); the step rolled back",
             sql: "PRAGMA foreign_key_check(\(SQLText.quote(table)))")
+    }
+
+    /// GRDB's check before each migration's COMMIT: `PRAGMA foreign_key_check` over the whole
+    /// database. Throws `SQLITE_CONSTRAINT_FOREIGNKEY` ("FOREIGN KEY constraint failed", as
+    /// GRDB words it), naming up to three broken references.
+    static func verifyDatabase(_ connection: Connection) throws(SQLiteError) {
+        let problems = try connection.rows("SELECT * FROM pragma_foreign_key_check LIMIT 3")
+        guard !problems.isEmpty else { return }
+        throw SQLiteError(
+            code: violationCode, message: "FOREIGN KEY constraint failed: \(examples(problems))",
+            sql: "PRAGMA foreign_key_check")
+    }
+
+    /// Rows of `foreign_key_check`: the child table, its rowid (NULL for WITHOUT ROWID), the
+    /// parent, the key's id.
+    private static func examples(_ problems: [[SQLiteValue]]) -> String {
+        problems.prefix(3).map { row in
+            let rowid = row[1] == .null ? "a row" : "row \(row[1])"
+            return "\(rowid) of \(SQLText.quote(row[0].textValue ?? "?")) refers to a missing row of \(SQLText.quote(row[2].textValue ?? "?"))"
+        }.joined(separator: "; ")
     }
 }
