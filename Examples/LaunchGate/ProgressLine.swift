@@ -18,8 +18,9 @@ func progressLine(_ event: MigrationEvent, plan: Plan) -> String? {
         return step.map { "\($0): applied" + (event.rows == nil ? "" : " (\(counts(event)))") }
     case .finished:
         return "at version \(event.userVersion ?? 0)"
-    case .stepStarted, .stepFailed:
-        // The step's batches say it runs; a failure is the migration's ending, told once.
+    case .stepStarted, .statementStarted, .versionCommitted, .stepFailed:
+        // The step's batches say it runs (this gate runs per step, so each step commits its
+        // version itself); a failure is the migration's ending, told once.
         return nil
     }
 }
