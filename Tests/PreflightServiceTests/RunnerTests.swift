@@ -71,8 +71,8 @@ struct RunnerTests {
             runner, steps: itemSteps, ids: grdb ? itemIDs : nil,
             extra: runner == "room" ? #", "room_identity_hash": "\#(hash)""# : "", in: directory)
         let result = try run(["--db", database, "--plan", planPath, "--out", directory.file("out.db")], in: directory)
-        #expect(result.report["outcome"] as? String == "completed", "\(result.stderr)")
-        #expect((result.report["plan"] as? [String: Any])?["runner"] as? String == runner)
+        #expect(try result.decodedReport.outcome.rawValue == "completed", "\(result.stderr)")
+        #expect(try result.decodedReport.plan.runner.rawValue == runner)
 
         let oracle = try copy(database, to: "oracle.db", in: directory)
         switch runner {
@@ -82,9 +82,9 @@ struct RunnerTests {
         }
         #expect(try FrameworkOracle.contents(of: directory.file("out.db")) == FrameworkOracle.contents(of: oracle))
         if grdb {
-            let steps = result.report["steps"] as? [[String: Any]] ?? []
-            #expect(steps.map { $0["id"] as? String } == Array(itemIDs.dropFirst()))
-            #expect((result.report["final"] as? [String: Any])?["user_version"] as? Int == 0)
+            let steps = try result.decodedReport.steps
+            #expect(steps.map { $0.id } == Array(itemIDs.dropFirst()))
+            #expect(try result.decodedReport.final?.userVersion == 0)
         }
     }
 
@@ -100,10 +100,10 @@ struct RunnerTests {
         let result = try run(
             ["--db", database, "--plan", try plan(runner, steps: steps, ids: grdb ? itemIDs : nil, in: directory),
              "--out", directory.file("out.db")], in: directory)
-        #expect(result.report["outcome"] as? String == "failed", "\(result.stderr)")
-        let failure = result.report["failure"] as? [String: Any] ?? [:]
-        #expect(failure["step"] as? Int == 5)
-        #expect((failure["message"] as? String)?.contains("no such column: missing") == true)
+        #expect(try result.decodedReport.outcome.rawValue == "failed", "\(result.stderr)")
+        let failure = try result.decodedReport.failure
+        #expect(failure?.step == 5)
+        #expect(failure?.message.contains("no such column: missing") == true)
 
         let oracle = try copy(database, to: "oracle.db", in: directory)
         #expect(throws: OracleFailure.self) {
@@ -129,11 +129,11 @@ struct RunnerTests {
         let perStep = try run(
             ["--db", database, "--plan", try plan("per_step", steps: itemSteps, in: directory), "--out", directory.file("per-step.db")],
             in: directory, fault: "after_steps=2")
-        #expect(perStep.report["outcome"] as? String == "completed_after_kills", "\(perStep.stderr)")
-        let stepLaunches = perStep.report["launches"] as? [[String: Any]] ?? []
-        #expect(stepLaunches.map { $0["from_version"] as? Int } == [1, 3])
-        #expect(stepLaunches.map { $0["reached_version"] as? Int } == [3, 5])
-        #expect(stepLaunches.map { $0["rolled_back"] as? Bool } == [true, false])
+        #expect(try perStep.decodedReport.outcome.rawValue == "completed_after_kills", "\(perStep.stderr)")
+        let stepLaunches = try perStep.decodedReport.launches
+        #expect(stepLaunches.map { $0.fromVersion } == [1, 3])
+        #expect(stepLaunches.map { $0.reachedVersion } == [3, 5])
+        #expect(stepLaunches.map { $0.rolledBack } == [true, false])
         let oracle = try copy(database, to: "oracle.db", in: directory)
         try FrameworkOracle.openHelper(oracle, steps: itemSteps)
         #expect(try FrameworkOracle.contents(of: directory.file("per-step.db")) == FrameworkOracle.contents(of: oracle))
@@ -141,19 +141,19 @@ struct RunnerTests {
         let openHelper = try run(
             ["--db", database, "--plan", try plan("sqliteopenhelper", steps: itemSteps, in: directory), "--out", directory.file("helper.db")],
             in: directory, fault: "after_steps=2")
-        let report = openHelper.report
-        #expect(report["outcome"] as? String == "crash_loop", "\(openHelper.stderr)")
-        let launches = report["launches"] as? [[String: Any]] ?? []
+        let report = try openHelper.decodedReport
+        #expect(report.outcome.rawValue == "crash_loop", "\(openHelper.stderr)")
+        let launches = report.launches
         #expect(launches.count == 1)
-        #expect(launches.first?["from_version"] as? Int == 1)
-        #expect(launches.first?["reached_version"] as? Int == 1)
-        #expect(launches.first?["rolled_back"] as? Bool == true)
-        let failure = report["failure"] as? [String: Any] ?? [:]
-        #expect(failure["step"] as? Int == 4)
-        #expect((failure["message"] as? String)?.contains("rolled back steps 2 to 4") == true, "\(failure)")
-        #expect((report["final"] as? [String: Any])?["user_version"] as? Int == 1)
+        #expect(launches.first?.fromVersion == 1)
+        #expect(launches.first?.reachedVersion == 1)
+        #expect(launches.first?.rolledBack == true)
+        let failure = report.failure
+        #expect(failure?.step == 4)
+        #expect(failure?.message.contains("rolled back steps 2 to 4") == true, "\(failure)")
+        #expect(report.final?.userVersion == 1)
         // Steps 2 and 3 ran, and the kill undid them with the rest of the path.
-        let statuses = (report["steps"] as? [[String: Any]] ?? []).map { $0["status"] as? String }
+        let statuses = report.steps.map(\.status.rawValue)
         #expect(statuses == ["interrupted", "interrupted", "interrupted", "skipped"])
         #expect(try FrameworkOracle.contents(of: directory.file("helper.db")) == input)
 
@@ -179,18 +179,18 @@ struct RunnerTests {
         let result = try run(
             ["--db", database, "--plan", try plan("drift", steps: itemSteps, in: directory), "--out", directory.file("out.db")],
             in: directory, fault: "launch=1,after_steps=1")
-        let report = result.report
-        #expect(report["outcome"] as? String == "crash_loop", "\(result.stderr)")
-        let failure = report["failure"] as? [String: Any] ?? [:]
-        #expect(failure["kind"] as? String == "sql_error")
-        #expect(failure["step"] as? Int == 2)
-        #expect(failure["statement"] as? String == "ALTER TABLE items ADD COLUMN doubled INTEGER")
-        #expect((failure["message"] as? String)?.contains("duplicate column name: doubled") == true, "\(failure)")
-        let launches = report["launches"] as? [[String: Any]] ?? []
-        #expect(launches.map { $0["ended"] as? String } == ["killed", "failed"])
-        #expect(launches.map { $0["from_version"] as? Int } == [1, 1])
+        let report = try result.decodedReport
+        #expect(report.outcome.rawValue == "crash_loop", "\(result.stderr)")
+        let failure = report.failure
+        #expect(failure?.kind == "sql_error")
+        #expect(failure?.step == 2)
+        #expect(failure?.statement == "ALTER TABLE items ADD COLUMN doubled INTEGER")
+        #expect(failure?.message.contains("duplicate column name: doubled") == true, "\(failure)")
+        let launches = report.launches
+        #expect(launches.map { $0.ended.rawValue } == ["killed", "failed"])
+        #expect(launches.map { $0.fromVersion } == [1, 1])
         // Nothing was running at the kill: what step 2 did stays, at version 1.
-        #expect(launches.first?["rolled_back"] as? Bool == false)
+        #expect(launches.first?.rolledBack == false)
 
         // Drift's loop: killed after step 2, then run again from the version it still finds.
         let oracle = try copy(database, to: "oracle.db", in: directory)
@@ -214,15 +214,15 @@ struct RunnerTests {
         let result = try run(
             ["--db", database, "--plan", try plan("room", steps: forgetful, extra: freshInstall, in: directory),
              "--out", directory.file("out.db")], in: directory)
-        let report = result.report
-        #expect(report["outcome"] as? String == "failed", "\(result.stderr)")
-        let failure = report["failure"] as? [String: Any] ?? [:]
-        #expect(failure["kind"] as? String == "schema_validation")
-        let message = failure["message"] as? String ?? ""
+        let report = try result.decodedReport
+        #expect(report.outcome.rawValue == "failed", "\(result.stderr)")
+        let failure = report.failure
+        #expect(failure?.kind == "schema_validation")
+        let message = failure?.message ?? ""
         #expect(message.contains("Migration didn't properly handle: items"), "\(message)")
         #expect(message.contains("index items_label on items(label): in fresh install, missing after upgrade"), "\(message)")
         #expect(message.contains("at every launch"))
-        #expect((report["steps"] as? [[String: Any]])?.last?["status"] as? String == "failed")
+        #expect(report.steps.last?.status.rawValue == "failed")
         #expect(try FrameworkOracle.contents(of: directory.file("out.db")) == input)
 
         // With the index, Room's check passes and its identity hash is written with the version.
@@ -231,7 +231,7 @@ struct RunnerTests {
             ["--db", database, "--plan",
              try plan("room", steps: itemSteps, extra: freshInstall + #", "room_identity_hash": "\#(hash)""#, in: directory),
              "--out", directory.file("complete.db")], in: directory)
-        #expect(complete.report["outcome"] as? String == "completed", "\(complete.stderr)")
+        #expect(try complete.decodedReport.outcome.rawValue == "completed", "\(complete.stderr)")
         let written = try RawDatabase(directory.file("complete.db")).rows("SELECT id, identity_hash FROM room_master_table")
         #expect(written == [["42", "'\(hash)'"]])
     }
@@ -242,13 +242,13 @@ struct RunnerTests {
         let database = try FixtureDatabase.create(
             at: directory.file("v0.db"), sql: "CREATE TABLE items(id INTEGER PRIMARY KEY, n INTEGER NOT NULL); INSERT INTO items VALUES (1, 1);")
         let result = try run(["--db", database, "--plan", try plan("room", steps: itemSteps, in: directory)], in: directory)
-        #expect(result.report["outcome"] as? String == "failed", "\(result.stderr)")
-        let failure = result.report["failure"] as? [String: Any] ?? [:]
-        #expect(failure["kind"] as? String == "missing_migration")
-        #expect((failure["message"] as? String)?.contains("A migration from 0 to 5 was required but not found") == true)
+        #expect(try result.decodedReport.outcome.rawValue == "failed", "\(result.stderr)")
+        let failure = try result.decodedReport.failure
+        #expect(failure?.kind == "missing_migration")
+        #expect(failure?.message.contains("A migration from 0 to 5 was required but not found") == true)
         // The same file under per_step is migrated from version 0 and fails on its step 1.
         let perStep = try run(["--db", database, "--plan", try plan("per_step", steps: itemSteps, in: directory)], in: directory)
-        #expect((perStep.report["failure"] as? [String: Any])?["kind"] as? String == "sql_error")
+        #expect(try perStep.decodedReport.failure?.kind == "sql_error")
     }
 
     // MARK: - GRDB
@@ -268,18 +268,18 @@ struct RunnerTests {
         let result = try run(
             ["--db", database, "--plan", try plan("grdb", steps: migrations.map(\.1), ids: migrations.map(\.0), in: directory),
              "--out", directory.file("out.db")], in: directory)
-        let report = result.report
-        #expect(report["outcome"] as? String == "failed", "\(result.stderr)")
-        let failure = report["failure"] as? [String: Any] ?? [:]
-        #expect(failure["step"] as? Int == 3)
-        #expect(failure["statement"] as? String == "PRAGMA foreign_key_check")
-        #expect((failure["message"] as? String)?.contains("FOREIGN KEY constraint failed") == true)
-        let steps = report["steps"] as? [[String: Any]] ?? []
-        #expect(steps.map { $0["id"] as? String } == ["createBooks", "seedBooks"])
-        #expect(steps.map { $0["status"] as? String } == ["applied", "failed"])
-        let launch = (report["launches"] as? [[String: Any]])?.first ?? [:]
-        #expect(launch["from_version"] as? Int == 1)
-        #expect(launch["from_id"] as? String == "createAuthors")
+        let report = try result.decodedReport
+        #expect(report.outcome.rawValue == "failed", "\(result.stderr)")
+        let failure = report.failure
+        #expect(failure?.step == 3)
+        #expect(failure?.statement == "PRAGMA foreign_key_check")
+        #expect(failure?.message.contains("FOREIGN KEY constraint failed") == true)
+        let steps = report.steps
+        #expect(steps.map { $0.id } == ["createBooks", "seedBooks"])
+        #expect(steps.map { $0.status.rawValue } == ["applied", "failed"])
+        let launch = report.launches.first
+        #expect(launch?.fromVersion == 1)
+        #expect(launch?.fromID == "createAuthors")
 
         let oracle = try copy(database, to: "oracle.db", in: directory)
         #expect(throws: OracleFailure.self) { try FrameworkOracle.grdb(oracle, migrations: migrations) }
@@ -293,20 +293,20 @@ struct RunnerTests {
         let result = try run(
             ["--db", database, "--plan", try plan("grdb", steps: itemSteps, ids: itemIDs, in: directory),
              "--out", directory.file("out.db")], in: directory, fault: "after_steps=1")
-        let report = result.report
-        #expect(report["outcome"] as? String == "completed_after_kills", "\(result.stderr)")
-        let launches = report["launches"] as? [[String: Any]] ?? []
-        #expect(launches.map { $0["from_version"] as? Int } == [1, 2, 3, 4])
-        #expect(launches.map { $0["from_id"] as? String } == Array(itemIDs.prefix(4)))
-        #expect(launches.map { $0["ended"] as? String } == ["killed", "killed", "killed", "finished"])
+        let report = try result.decodedReport
+        #expect(report.outcome.rawValue == "completed_after_kills", "\(result.stderr)")
+        let launches = report.launches
+        #expect(launches.map { $0.fromVersion } == [1, 2, 3, 4])
+        #expect(launches.map { $0.fromID } == Array(itemIDs.prefix(4)))
+        #expect(launches.map { $0.ended.rawValue } == ["killed", "killed", "killed", "finished"])
         let recorded = try RawDatabase(directory.file("out.db")).rows("SELECT identifier FROM grdb_migrations ORDER BY rowid")
         #expect(recorded == itemIDs.map { ["'\($0)'"] })
 
         // A migration the plan does not register: a newer app's file.
         try FixtureDatabase.execute("INSERT INTO grdb_migrations VALUES ('fromTheFuture')", at: database)
         let refused = try run(["--db", database, "--plan", try plan("grdb", steps: itemSteps, ids: itemIDs, in: directory)], in: directory)
-        #expect(refused.report["outcome"] as? String == "refused")
-        #expect((refused.report["failure"] as? [String: Any])?["kind"] as? String == "future_version")
+        #expect(try refused.decodedReport.outcome.rawValue == "refused")
+        #expect(try refused.decodedReport.failure?.kind == "future_version")
     }
 
     // MARK: - Plans a runner cannot run
