@@ -1,0 +1,27 @@
+/// The kinds of SQL the generator can emit. Each history records the ones it used, so
+/// that a test can check that some seed range covers every kind.
+enum Construct: String, CaseIterable, Sendable, Comparable {
+    // Table definitions (version 1, CREATE TABLE later, rebuilds).
+    case integerPrimaryKey, autoincrement, textPrimaryKey, compositePrimaryKey, withoutRowid, strict
+    case uniqueColumn, uniqueOnConflictReplace, uniqueOnConflictIgnore, notNullDefault, check, tableCheck
+    case collateNocase, referencesCascade, referencesSetNull, generatedVirtual, generatedStored
+    case identifierWithSpace, keywordIdentifier, nonASCIIIdentifier
+    // Schema changes in `sql` steps.
+    case addColumn, renameColumn, renameTable, dropColumn, createTableLater, dropTable, manualRebuild
+    case viewRecreatedAroundChange
+    case plainIndex, uniqueIndex, partialIndex, expressionIndex, dropIndex
+    case trigger, dropTrigger, view, joinView, dropView, fts5
+    // Data in `sql` steps.
+    case insertRows, updateRows, deleteRows, manualCascade, manualSetNull, ftsInsert, createAndFill
+    // Preflight's own steps.
+    case rebuild, rebuildExplicitIndexes, rebuildExplicitTriggers, rebuildKeptIndexes, rebuildKeptTriggers
+    case rebuildFilter, rebuildCollapse, rebuildToWithoutRowid, rebuildFromWithoutRowid, rebuildToStrict
+    case rebuildFromStrict, rebuildDropColumn, rebuildAddColumn, rebuildRenameColumn, rebuildNotNull
+    case rebuildAutoincrement, rebuildTableNameCase, rebuildWithView, rebuildReorder
+    case backfill
+    // Values in the seed rows.
+    case seedNull, seedUnicode, seedEmptyString, seedBlob, seedBigInteger, seedNegativeInteger, seedReal
+    case seedDuplicates
+
+    static func < (lhs: Construct, rhs: Construct) -> Bool { lhs.rawValue < rhs.rawValue }
+}
