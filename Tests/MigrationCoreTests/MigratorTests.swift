@@ -54,6 +54,47 @@ struct MigratorTests {
         #expect(events.first { $0.event == .stepFinished }?.costClass == .rewrite)
     }
 
+    /// The commonest real tables: their automatic index is reported before the table exists.
+    @Test(arguments: [
+        "CREATE TABLE t(k TEXT PRIMARY KEY, v)", #"CREATE TABLE t("order", v, UNIQUE("order") ON CONFLICT REPLACE)"#,
+        "CREATE TABLE t(k TEXT NOT NULL, v, PRIMARY KEY(k, v)) WITHOUT ROWID", "CREATE TABLE t(k TEXT UNIQUE, v INT) STRICT",
+        #"CREATE TABLE "t"("k é" TEXT PRIMARY KEY, v INT UNIQUE)"#,
+    ])
+    func aTableWithAnAutomaticIndexIsCreatedAndFilledInOneStep(create: String) throws {
+        let directory = TemporaryDirectory("migrator")
+        let path = try FixtureDatabase.create(at: directory.file("a.db"), sql: "CREATE TABLE a(x); INSERT INTO a VALUES (1), (2); PRAGMA user_version = 1;")
+        let plan = try sqlPlan(["CREATE TABLE a(x)", "\(create); INSERT INTO t SELECT 'k' || x, x FROM a; CREATE INDEX t_v ON t(v)"])
+        let (ending, events) = migrate(path, plan: plan)
+        #expect(ending == .reached(version: 2), "\(events.compactMap(\.failure?.message))")
+        #expect(try FixtureDatabase.count("t", at: path) == 2)
+        // The index is built over the rows the step's INSERT put there.
+        #expect(events.first { $0.event == .stepFinished }?.costClass == .index)
+    }
+
+    /// Files that phones open (SQLite's default trusted_schema and expression depth).
+    @Test func schemasThatPhonesOpenAreMigrated() throws {
+        let directory = TemporaryDirectory("migrator")
+        // A left-deep sum: an expression tree 700 deep, past the 500 that was once set here.
+        let nested = Array(repeating: "1", count: 700).joined(separator: " + ")
+        let path = try FixtureDatabase.create(at: directory.file("a.db"), sql: """
+            CREATE TABLE notes(id INTEGER PRIMARY KEY, body TEXT); CREATE INDEX notes_json ON notes(json_valid(body));
+            CREATE VIEW deep AS SELECT \(nested) AS n; INSERT INTO notes(body) VALUES ('{}'); PRAGMA user_version = 1;
+            """)
+        let plan = try sqlPlan(["CREATE TABLE notes(id INTEGER PRIMARY KEY, body TEXT)", "INSERT INTO notes(body) SELECT n FROM deep"])
+        let (ending, events) = migrate(path, plan: plan)
+        #expect(ending == .reached(version: 2), "\(events.compactMap(\.failure?.message))")
+        #expect(try FixtureDatabase.count("notes", at: path) == 2)
+    }
+
+    /// SQLite prepares only the first statement of a text: a second one must not vanish.
+    @Test func aStatementGluedToAnotherIsAnErrorNotLeftOut() throws {
+        let connection = try Connection(path: ":memory:")
+        #expect(throws: SQLiteError.self) { try connection.prepare("CREATE TABLE a(x); CREATE TABLE b(y)") }
+        #expect(throws: SQLiteError.self) { try connection.prepare("CREATE TABLE a(x); INSERT INTO a VALUES (1)") }
+        _ = try connection.prepare("SELECT 1; -- a comment after the statement\n /* and another */ ")
+        #expect(try connection.integer("SELECT count(*) FROM sqlite_schema") == 0)
+    }
+
     @Test func aFailingStatementRollsBackOnlyItsStep() throws {
         let directory = TemporaryDirectory("migrator")
         let path = try FixtureDatabase.create(at: directory.file("a.db"), sql: "CREATE TABLE a(x); INSERT INTO a VALUES (1), (2);")

@@ -64,6 +64,14 @@ struct RunCommandTests {
             #expect(result.report["outcome"] as? String == outcome, "\(path)")
             #expect((result.report["failure"] as? [String: Any])?["kind"] as? String == kind)
             #expect(FixtureDatabase.sha256(of: path) == before)
+            // A refused file is still a database: the report says what it holds.
+            let final = result.report["final"] as? [String: Any]
+            if outcome == "refused" {
+                #expect(final?["user_version"] as? Int == (path == future ? 7 : 2))
+                #expect(final?["tables"] as? [String: Int] == ["x": 0])
+            } else {
+                #expect(final == nil)
+            }
         }
     }
 
@@ -110,6 +118,34 @@ struct RunCommandTests {
         #expect(input["journal_mode"] as? String == "wal")
         #expect(try FixtureDatabase.count("notes", at: directory.file("out.db")) == 250)
         #expect(try Connection(path: directory.file("out.db")).scalar("PRAGMA journal_mode").textValue == "wal")
+    }
+
+    /// Seed apps that move a database without its sidecars lose what only the WAL held.
+    @Test func aWALFileWithoutItsWALIsFlagged() throws {
+        let directory = TemporaryDirectory("run")
+        let device = directory.file("device.db")
+        let app = try Connection(path: device, create: true)
+        try app.execute("PRAGMA journal_mode = WAL; PRAGMA wal_autocheckpoint = 0;")
+        try FileManager.default.copyItem(atPath: device, toPath: directory.file("header-only.db"))
+        try app.execute(NotesHistory.schema(version: 2) + "PRAGMA user_version = 2; PRAGMA application_id = \(NotesHistory.applicationID);")
+        try app.execute("PRAGMA wal_checkpoint(TRUNCATE); INSERT INTO notes(id, title, updated_at) VALUES (1, 'a', 1)")
+        try FileManager.default.copyItem(atPath: device, toPath: directory.file("checkpointed.db"))
+        withExtendedLifetime(app) {}
+
+        let checkpointed = try PreflightProcess.run(["run", "--db", directory.file("checkpointed.db"), "--plan", plan])
+        let codes = (checkpointed.report["warnings"] as? [[String: Any]] ?? []).compactMap { $0["code"] as? String }
+        #expect(codes.contains("wal_missing"))
+        #expect(!codes.contains("wal_schema_missing"))
+        #expect((checkpointed.report["input"] as? [String: Any])?["tables"] as? [String: Int] == ["notes": 0])
+
+        let headerOnly = try PreflightProcess.run(["run", "--db", directory.file("header-only.db"), "--plan", plan])
+        let headerOnlyCodes = (headerOnly.report["warnings"] as? [[String: Any]] ?? []).compactMap { $0["code"] as? String }
+        #expect(headerOnlyCodes.contains("wal_missing") && headerOnlyCodes.contains("wal_schema_missing"))
+
+        let withWAL = try PreflightProcess.run([
+            "run", "--db", directory.file("checkpointed.db"), "--wal", device + "-wal", "--plan", plan,
+        ])
+        #expect(!(withWAL.report["warnings"] as? [[String: Any]] ?? []).contains { $0["code"] as? String == "wal_missing" })
     }
 
     @Test func anInvalidPlanIsBadUsage() throws {

@@ -32,7 +32,8 @@ struct SQLStep: StepExecutor {
     }
 
     /// Runs one statement and says what it cost, from the actions the authorizer saw at
-    /// prepare time and the rows it changed.
+    /// prepare time and the rows it changed. The cost is only described, never acted on:
+    /// nothing here can make the statement fail or change what it does.
     private func runClassified(
         _ sql: String, on connection: Connection
     ) throws(SQLiteError) -> (cost: CostClass, droppedRows: Bool, changedRows: Bool) {
@@ -42,7 +43,7 @@ struct SQLStep: StepExecutor {
         for action in actions {
             switch action.code {
             case SQLITE_CREATE_INDEX:
-                if try hasRows(action.second, connection) { cost = max(cost, .index) }
+                if heldRows(action.second, in: action.database, connection) { cost = max(cost, .index) }
             case SQLITE_REINDEX:
                 // CREATE INDEX reports a REINDEX of its new index too; only a REINDEX
                 // statement rebuilds existing indexes.
@@ -50,9 +51,11 @@ struct SQLStep: StepExecutor {
             case SQLITE_ALTER_TABLE:
                 // DROP COLUMN rewrites every row; RENAME and ADD COLUMN change only the schema.
                 let words = StatementRules.leadingWords(of: sql, count: 6)
-                if words.contains("DROP"), try hasRows(action.second, connection) { cost = max(cost, .rewrite) }
+                if words.contains("DROP"), heldRows(action.second, in: action.database, connection) {
+                    cost = max(cost, .rewrite)
+                }
             case SQLITE_DROP_TABLE:
-                if try hasRows(action.first, connection) {
+                if heldRows(action.first, in: action.database, connection) {
                     cost = max(cost, .data)
                     droppedRows = true
                 }
@@ -67,8 +70,23 @@ struct SQLStep: StepExecutor {
         return (cost, droppedRows, changedRows)
     }
 
-    private func hasRows(_ table: String?, _ connection: Connection) throws(SQLiteError) -> Bool {
-        guard let table, !table.hasPrefix("sqlite_") else { return false }
-        return try connection.integer("SELECT EXISTS (SELECT 1 FROM \(SQLText.quote(table)))") != 0
+    /// Whether `table` holds rows before the statement runs. The authorizer reports actions
+    /// at prepare time, so a table can be named before it exists: `CREATE TABLE` with a
+    /// UNIQUE constraint, a non-INTEGER PRIMARY KEY or WITHOUT ROWID reports the
+    /// `CREATE INDEX` of its automatic index first. Such a table holds no rows. When the
+    /// question cannot be answered (an unreadable virtual table), the statement is taken
+    /// to cost what a filled table would: the statement itself still runs as written.
+    private func heldRows(_ table: String?, in database: String?, _ connection: Connection) -> Bool {
+        guard let table, !table.lowercased().hasPrefix("sqlite_") else { return false }
+        let schema = SQLText.quote(database ?? "main")
+        do {
+            let exists = try connection.integer(
+                "SELECT count(*) FROM \(schema).sqlite_schema WHERE type = 'table' AND name = ?1 COLLATE NOCASE",
+                [.text(table)])
+            guard exists != 0 else { return false }
+            return try connection.integer("SELECT EXISTS (SELECT 1 FROM \(schema).\(SQLText.quote(table)))") != 0
+        } catch {
+            return true
+        }
     }
 }

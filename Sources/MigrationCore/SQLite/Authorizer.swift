@@ -8,6 +8,8 @@ public struct AuthorizedAction: Sendable, Equatable {
     /// The action's first and second arguments (for CREATE INDEX: index and table name).
     public var first: String?
     public var second: String?
+    /// The database the action is in (`main`, `temp`), when it names one.
+    public var database: String?
 }
 
 /// Collects authorizer callbacks for one `prepare`. A class, because SQLite holds a
@@ -25,7 +27,9 @@ private func recordAction(
     guard let context else { return SQLITE_OK }
     let recorder = Unmanaged<ActionRecorder>.fromOpaque(context).takeUnretainedValue()
     recorder.actions.append(
-        AuthorizedAction(code: code, first: first.map { String(cString: $0) }, second: second.map { String(cString: $0) }))
+        AuthorizedAction(
+            code: code, first: first.map { String(cString: $0) }, second: second.map { String(cString: $0) },
+            database: database.map { String(cString: $0) }))
     return SQLITE_OK
 }
 

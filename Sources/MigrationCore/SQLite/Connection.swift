@@ -30,14 +30,17 @@ public final class Connection {
 
     deinit { sqlite3_close_v2(handle) }
 
+    /// What a phone's SQLite does with the file must happen here too, so a schema that
+    /// phones open is never refused: `trusted_schema` and the expression depth stay at
+    /// SQLite's defaults (an index on `json_valid(body)`, a deeply nested view). Safety
+    /// comes from what cannot change the outcome: no extensions, no FTS3 tokenizer
+    /// pointers, defensive mode (no writable schema), checked cell sizes, no mmap.
     private func harden() throws(SQLiteError) {
-        preflight_db_config_flag(handle, SQLITE_DBCONFIG_TRUSTED_SCHEMA, 0)
         preflight_db_config_flag(handle, SQLITE_DBCONFIG_DEFENSIVE, 1)
         preflight_db_config_flag(handle, SQLITE_DBCONFIG_ENABLE_LOAD_EXTENSION, 0)
         preflight_db_config_flag(handle, SQLITE_DBCONFIG_ENABLE_FTS3_TOKENIZER, 0)
         sqlite3_limit(handle, SQLITE_LIMIT_LENGTH, 100_000_000)
         sqlite3_limit(handle, SQLITE_LIMIT_SQL_LENGTH, 10_000_000)
-        sqlite3_limit(handle, SQLITE_LIMIT_EXPR_DEPTH, 500)
         try execute("PRAGMA cell_size_check = ON; PRAGMA mmap_size = 0")
     }
 

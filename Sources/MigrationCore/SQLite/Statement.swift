@@ -6,12 +6,26 @@ public final class Statement {
     unowned let connection: Connection
     public let sql: String
 
+    /// Prepares the one statement `sql` holds. Text after it (other than white space and
+    /// comments) is an error, never silently left out: SQLite prepares only the first
+    /// statement of a string, so a statement glued to another would otherwise not run.
     init(connection: Connection, sql: String) throws(SQLiteError) {
         var statement: OpaquePointer?
-        try SQLiteError.check(
-            sqlite3_prepare_v2(connection.handle, sql, -1, &statement, nil), connection.handle, sql: sql)
+        var rest: String?
+        let code = sql.withCString { text in
+            var tail: UnsafePointer<CChar>?
+            let code = sqlite3_prepare_v2(connection.handle, text, -1, &statement, &tail)
+            if let tail, tail.pointee != 0 { rest = String(cString: tail) }
+            return code
+        }
+        try SQLiteError.check(code, connection.handle, sql: sql)
         guard let statement else {
             throw SQLiteError(code: SQLITE_MISUSE, message: "no statement in the text", sql: sql)
+        }
+        if let rest, Self.holdsStatement(rest, connection) {
+            sqlite3_finalize(statement)
+            throw SQLiteError(
+                code: SQLITE_MISUSE, message: "the text holds more than one statement; give them one at a time", sql: sql)
         }
         self.handle = statement
         self.connection = connection
@@ -19,6 +33,14 @@ public final class Statement {
     }
 
     deinit { sqlite3_finalize(handle) }
+
+    /// Whether `text` holds a statement rather than only white space and comments: SQLite
+    /// prepares no statement from those, and cannot fail on them.
+    private static func holdsStatement(_ text: String, _ connection: Connection) -> Bool {
+        var statement: OpaquePointer?
+        defer { sqlite3_finalize(statement) }
+        return sqlite3_prepare_v2(connection.handle, text, -1, &statement, nil) != SQLITE_OK || statement != nil
+    }
 
     public func bind(_ values: [SQLiteValue]) throws(SQLiteError) {
         try SQLiteError.check(sqlite3_reset(handle), connection.handle, sql: sql)

@@ -71,6 +71,11 @@ private struct JobRun {
             input.applicationID = fields.applicationID
             input.pageSize = fields.pageSize
             input.journalMode = fields.isWAL ? "wal" : "delete"
+            if fields.isWAL && !FileManager.default.fileExists(atPath: job.inputWALPath) {
+                warnings.append(Warning(
+                    code: "wal_missing", step: nil,
+                    message: "the file's header says WAL mode, but no -wal file came with it: whatever the app had committed since the last checkpoint is not in this rehearsal; upload the database together with its -wal (multipart part \"wal\", or --wal)"))
+            }
         }
         // 2. The work copy and the worker's instructions.
         do {
@@ -98,6 +103,11 @@ private struct JobRun {
                     kind: Failure.Kind.invalidDatabase, message: inspection.readable ?? "SQLite cannot read the file"))
             }
             input.tables = inspection.tables
+            if warnings.contains(where: { $0.code == "wal_missing" }), inspection.tables?.isEmpty ?? true {
+                warnings.append(Warning(
+                    code: "wal_schema_missing", step: nil,
+                    message: "the main file of this WAL-mode database holds no tables yet: its schema and rows may live only in the missing -wal file, so this runs as a fresh install; upload the -wal too"))
+            }
             input.journalMode = inspection.journalMode ?? input.journalMode
             try? writeInstructions(tablesBefore: inspection.tables)
         } else {
@@ -150,8 +160,9 @@ private struct JobRun {
             if record.finished != nil { return nil }
             if let failed = record.stepFailure, let outcome = failed.outcome {
                 let failure = failed.failure ?? Failure(kind: outcome.rawValue, message: outcome.meaning)
-                return outcome == .refused || outcome == .invalidDatabase
-                    ? stop(outcome, failure) : stopAfterMigration(outcome, failure)
+                // A refused file is still a database: its state is reported, as for any other
+                // ending that leaves one.
+                return outcome == .invalidDatabase ? stop(outcome, failure) : stopAfterMigration(outcome, failure)
             }
             if record.wasKilled {
                 progress?(ProgressLine.killed(record, watchdogMs: job.options.watchdogMs))
