@@ -358,6 +358,12 @@ extension HistoryGenerator {
 
     /// `TableRebuild.carryAutoincrementCounter` in SQL, run after the copy and before the
     /// old table is dropped (which deletes its counter).
+    ///
+    /// A plain INSERT ... SELECT into an AUTOINCREMENT table writes its counter row even
+    /// when it copies nothing (seq 0). Preflight runs no copy for an empty table and carries
+    /// only a counter above 0, so it leaves no row then; the same counter (the next id is 1
+    /// either way), and the oracle leaves none too. Keys here are positive, so a copied row
+    /// always makes the counter at least 1.
     private func carryAutoincrement(from old: TableModel, to temporary: String) -> [String] {
         let new = SQLSyntax.string(temporary)
         let oldSequence = "coalesce((SELECT seq FROM sqlite_sequence WHERE name = \(SQLSyntax.string(old.name))), 0)"
@@ -365,6 +371,7 @@ extension HistoryGenerator {
         return [
             "INSERT INTO sqlite_sequence(name, seq) SELECT \(new), max(\(oldSequence), \(oldRowid)) WHERE max(\(oldSequence), \(oldRowid)) > 0 AND NOT EXISTS (SELECT 1 FROM sqlite_sequence WHERE name = \(new))",
             "UPDATE sqlite_sequence SET seq = max(seq, \(oldSequence), \(oldRowid)) WHERE name = \(new)",
+            "DELETE FROM sqlite_sequence WHERE name = \(new) AND seq = 0",
         ]
     }
 }
