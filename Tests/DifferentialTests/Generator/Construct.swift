@@ -5,19 +5,22 @@ enum Construct: String, CaseIterable, Sendable, Comparable {
     case integerPrimaryKey, autoincrement, textPrimaryKey, compositePrimaryKey, withoutRowid, strict
     case uniqueColumn, uniqueOnConflictReplace, uniqueOnConflictIgnore, notNullDefault, check, tableCheck
     case collateNocase, referencesCascade, referencesSetNull, generatedVirtual, generatedStored
-    case identifierWithSpace, keywordIdentifier, nonASCIIIdentifier
+    case primaryKeyCollation, columnNamedRowid, nonTextKey, extremeIntegerKey
+    case identifierWithSpace, keywordIdentifier, nonASCIIIdentifier, identifierWithQuote, identifierWithLikeWildcard
     // Schema changes in `sql` steps.
     case addColumn, renameColumn, renameTable, dropColumn, createTableLater, dropTable, manualRebuild
     case viewRecreatedAroundChange
     case plainIndex, uniqueIndex, partialIndex, expressionIndex, dropIndex
     case trigger, dropTrigger, view, joinView, dropView, fts5
     // Data in `sql` steps.
-    case insertRows, updateRows, deleteRows, manualCascade, manualSetNull, ftsInsert, createAndFill
+    case insertRows, upsertRows, updateRows, deleteRows, manualCascade, manualSetNull, ftsInsert, ftsDelete, createAndFill
+    // How the plan is written.
+    case sqlScript, sqlChunks, sqlComment, foreignKeysOn
     // Preflight's own steps.
     case rebuild, rebuildExplicitIndexes, rebuildExplicitTriggers, rebuildKeptIndexes, rebuildKeptTriggers
     case rebuildFilter, rebuildCollapse, rebuildToWithoutRowid, rebuildFromWithoutRowid, rebuildToStrict
     case rebuildFromStrict, rebuildDropColumn, rebuildAddColumn, rebuildRenameColumn, rebuildNotNull
-    case rebuildAutoincrement, rebuildTableNameCase, rebuildWithView, rebuildReorder
+    case rebuildAutoincrement, tableNameInOtherCase, rebuildWithView, rebuildReorder, rebuildCorrelatedSelect
     case backfill
     // Values in the seed rows.
     case seedNull, seedUnicode, seedEmptyString, seedBlob, seedBigInteger, seedNegativeInteger, seedReal

@@ -14,7 +14,14 @@ extension HistoryGenerator {
         let pooled: ValuePools.Value
         switch column.domain {
         case .uniqueText: return fresh.text(&rng)
-        case .uniqueInteger: return fresh.integer(&rng, positive: table.key.isAutoincrement && table.isKeyColumn(column.id))
+        case .uniqueInteger:
+            let autoincrement = table.key.isAutoincrement && table.isKeyColumn(column.id)
+            let literal = fresh.integer(&rng, positive: autoincrement, extremes: !autoincrement)
+            if literal.hasPrefix("9223") || literal.hasPrefix("-9223") { note(.extremeIntegerKey) }
+            return literal
+        case .uniqueBlob: return fresh.blob()
+        case .uniqueReal: return fresh.real(&rng)
+        case .uniqueMixed: return fresh.mixed(&rng)
         case .reference:
             guard let reference = column.reference, let parent = model.table(reference.table) else { return "NULL" }
             let key = parent.quoted(reference.column)
@@ -78,8 +85,14 @@ extension HistoryGenerator {
 
     func insertRows() -> Change? {
         guard let table = rng.pick(model.ordinaryTables) else { return nil }
-        note(.insertRows)
-        return Change(name: "insert into \(table.name)", statements: [insertStatement(table, rows: rng.int(1...4))])
+        var statement = insertStatement(table, rows: rng.int(1...4))
+        if rng.chance(20), !statement.hasSuffix("DEFAULT VALUES") {
+            statement += " ON CONFLICT DO NOTHING"
+            note(.upsertRows)
+        } else {
+            note(.insertRows)
+        }
+        return Change(name: "insert into \(table.name)", statements: [statement])
     }
 
     // MARK: - UPDATE and DELETE
@@ -110,7 +123,7 @@ extension HistoryGenerator {
             }
             if column.domain == .real { options.append("\(name) < 1.0") }
         }
-        if !table.withoutRowid { options.append("\(table.quotedName).rowid % 2 = 0") }
+        if let rowid = table.rowidName { options.append("\(table.quotedName).\(rowid) % 2 = 0") }
         return rng.pick(options)
     }
 
@@ -129,7 +142,7 @@ extension HistoryGenerator {
         case .real: expressions = ["round(coalesce(\(name), 0.0), 2)", "0.25"]
         case .blob: expressions = ["X'CAFE'", "zeroblob(2)"]
         case .mixed: expressions = ["typeof(\(name))", "coalesce(\(name), 0)"]
-        case .uniqueText, .uniqueInteger, .reference: expressions = [fallback]
+        case .uniqueText, .uniqueInteger, .uniqueBlob, .uniqueReal, .uniqueMixed, .reference: expressions = [fallback]
         }
         if rng.chance(30) { return value(for: column, in: table) }
         return rng.pick(expressions, or: fallback)
@@ -149,7 +162,10 @@ extension HistoryGenerator {
     /// DELETE with the foreign keys' ON DELETE done by hand first (the connection does not
     /// enforce them), so that no row is left pointing at a deleted parent.
     func deleteRows() -> Change? {
-        guard let table = rng.pick(model.ordinaryTables), let condition = condition(table) else { return nil }
+        // Parents half the time, so that the hand-made cascades run.
+        let parents = model.ordinaryTables.filter { !model.children(of: $0.id).isEmpty }
+        let candidates = !parents.isEmpty && rng.chance(50) ? parents : model.ordinaryTables
+        guard let table = rng.pick(candidates), let condition = condition(table) else { return nil }
         note(.deleteRows)
         return Change(name: "delete from \(table.name)", statements: deleteStatements(table, where: condition), rowLoss: true)
     }
@@ -196,7 +212,7 @@ extension HistoryGenerator {
     func deleteFullText() -> Change? {
         guard let fullText = model.fullText, fullText.writes < FullTextModel.maximumWrites else { return nil }
         model.fullText?.writes += 1
-        note(.deleteRows)
+        note(.ftsDelete)
         return Change(
             name: "forget some text",
             statements: ["DELETE FROM \(SQLSyntax.identifier(fullText.name)) WHERE rowid % 2 = 0"], rowLoss: true)
@@ -225,7 +241,7 @@ extension HistoryGenerator {
     func spelling(of table: TableModel) -> String {
         let upper = SQLSyntax.asciiUppercased(table.name)
         if upper != table.name, rng.chance(20) {
-            note(.rebuildTableNameCase)
+            note(.tableNameInOtherCase)
             return upper
         }
         return table.name

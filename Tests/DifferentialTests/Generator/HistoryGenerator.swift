@@ -17,12 +17,23 @@ struct GeneratedStep: Sendable {
         case backfill(BackfillDefinition)
     }
 
+    /// How a `sql` step's statements are written in the plan (CONTRACT §1 allows each).
+    enum Form: Sendable, Equatable {
+        /// One array element per statement.
+        case array
+        /// One string of all the statements, each ended by `;`, after a `--` comment line when given.
+        case script(comment: String?)
+        /// An array of strings, some holding several statements.
+        case chunks
+    }
+
     var name: String
     var action: Action
     /// `"row_loss": "allowed"`: the step may remove rows on purpose.
     var rowLoss: Bool
     /// The plain SQL the oracle runs for the step (for `sql`, the same statements).
     var oracle: [String]
+    var form = Form.array
 }
 
 /// A `rebuild` step's fields (CONTRACT §1).
@@ -64,6 +75,10 @@ final class HistoryGenerator {
     private(set) var constructs: Set<Construct> = []
     /// True while the seed rows are written: the values used then are recorded.
     var seeding = false
+    /// The plan's `foreign_keys`: whether Preflight's connection enforces them. The oracle's
+    /// never does, which is the same as long as no ON DELETE action or check ever fires:
+    /// deletes cascade by hand first, and nothing drops a table other tables reference.
+    var foreignKeys = false
     /// The version of the step being generated.
     var version = 1
 
@@ -83,14 +98,17 @@ final class HistoryGenerator {
     // MARK: - The history
 
     private func history(seed: UInt64) -> GeneratedHistory {
+        foreignKeys = rng.chance(30)
+        if foreignKeys { note(.foreignKeysOn) }
         var steps = [firstStep()]
         let seedSQL = seedRows()
         for next in 2...(1 + rng.int(Self.laterSteps)) {
             version = next
             steps.append(laterStep())
         }
+        for index in steps.indices { steps[index].form = form(for: steps[index]) }
         let name = "generated-\(seed)"
-        let document = PlanWriter.document(name: name, steps: steps)
+        let document = PlanWriter.document(name: name, foreignKeys: foreignKeys, steps: steps)
         let testCase = DifferentialCase(
             name: name, planDocument: document, oracleSteps: steps.map(\.oracle), seedSQL: seedSQL)
         return GeneratedHistory(seed: seed, testCase: testCase, constructs: constructs.sorted(), steps: steps)
@@ -152,6 +170,24 @@ final class HistoryGenerator {
             name: names.joined(separator: ", "), action: .sql(statements), rowLoss: rowLoss, oracle: statements)
     }
 
+    /// Mostly an array of statements; sometimes one script (perhaps after a comment) or
+    /// chunks of several statements, which Preflight must split as SQLite would.
+    private func form(for step: GeneratedStep) -> GeneratedStep.Form {
+        guard case .sql(let statements) = step.action, statements.count > 1 || rng.chance(30) else { return .array }
+        switch rng.weighted([60, 25, 15]) {
+        case 1?:
+            let comment = rng.chance(50) ? "version \(step.name)" : nil
+            note(.sqlScript)
+            if comment != nil { note(.sqlComment) }
+            return .script(comment: comment)
+        case 2? where statements.count > 1:
+            note(.sqlChunks)
+            return .chunks
+        default:
+            return .array
+        }
+    }
+
     /// What one part of a `sql` step does.
     struct Change {
         var name: String
@@ -179,11 +215,13 @@ final class HistoryGenerator {
 
     static let tableNames = [
         "notes", "users", "order items", "café", "group", "tags", "attachments", "séances", "folders",
-        "messages", "select", "accounts", "book marks", "ユーザー", "values", "drafts",
+        "messages", "select", "accounts", "book marks", "ユーザー", "values", "drafts", "l'été", "say \"hi\"",
+        "100%_done",
     ]
     static let columnNames = [
         "title", "body", "order", "group", "café", "first name", "value", "status", "naïve", "amount",
         "label", "size", "from", "data", "score", "kind", "note", "ville", "last seen", "index", "prix €",
+        "it's", "wei\"rd", "50%_off",
     ]
     static let keywords: Set<String> = ["order", "group", "select", "from", "values", "index", "key", "table"]
 
@@ -192,6 +230,8 @@ final class HistoryGenerator {
         if name.contains(" ") { note(.identifierWithSpace) }
         if Self.keywords.contains(SQLSyntax.fold(name)) { note(.keywordIdentifier) }
         if name.unicodeScalars.contains(where: { !$0.isASCII }) { note(.nonASCIIIdentifier) }
+        if name.contains("\"") || name.contains("'") { note(.identifierWithQuote) }
+        if name.contains("%") { note(.identifierWithLikeWildcard) }
     }
 
     /// A table, index, trigger or view name never used before in this history.

@@ -3,10 +3,28 @@ import Foundation
 /// Writes a history as a Preflight plan document (CONTRACT §1), keys in a fixed order so
 /// that the same history is always the same bytes.
 enum PlanWriter {
-    static func document(name: String, steps: [GeneratedStep]) -> Data {
+    static func document(name: String, foreignKeys: Bool, steps: [GeneratedStep]) -> Data {
         let stepValues = steps.enumerated().map { offset, step in stepValue(step, version: offset + 1) }
-        let plan = JSON.object([("name", .string(name)), ("steps", .array(stepValues))])
-        return Data(plan.text.utf8)
+        var fields: [(String, JSON)] = [("name", .string(name))]
+        if foreignKeys { fields.append(("foreign_keys", .string("on"))) }
+        fields.append(("steps", .array(stepValues)))
+        return Data(JSON.object(fields).text.utf8)
+    }
+
+    /// A `sql` step's value in the step's form.
+    private static func sqlValue(_ statements: [String], form: GeneratedStep.Form) -> JSON {
+        switch form {
+        case .array:
+            return .array(statements.map(JSON.string))
+        case .script(let comment):
+            let script = statements.map { $0 + ";" }.joined(separator: "\n")
+            return .string(comment.map { "-- \($0)\n" + script } ?? script)
+        case .chunks:
+            // The first half in one string, the rest one by one.
+            let half = max(1, statements.count / 2)
+            let first = statements.prefix(half).joined(separator: "; ")
+            return .array([.string(first)] + statements.dropFirst(half).map(JSON.string))
+        }
     }
 
     private static func stepValue(_ step: GeneratedStep, version: Int) -> JSON {
@@ -14,7 +32,7 @@ enum PlanWriter {
         if step.rowLoss { fields.append(("row_loss", .string("allowed"))) }
         switch step.action {
         case .sql(let statements):
-            fields.append(("sql", .array(statements.map(JSON.string))))
+            fields.append(("sql", sqlValue(statements, form: step.form)))
         case .rebuild(let rebuild):
             var body: [(String, JSON)] = [
                 ("table", .string(rebuild.table)), ("columns", .string(rebuild.columns)), ("select", .string(rebuild.select)),

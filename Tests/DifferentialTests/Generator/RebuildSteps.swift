@@ -33,16 +33,23 @@ extension HistoryGenerator {
     // MARK: - The new definition
 
     /// One to three changes to an ordinary table's definition, or nil when none applies.
-    func planRebuild() -> RebuildChange? {
-        guard let old = rng.pick(model.ordinaryTables) else { return nil }
+    ///
+    /// `parents`: whether a table other tables reference may be chosen. The hand-written
+    /// rebuild's DROP TABLE deletes every row first where foreign keys are enforced, which
+    /// would fire the children's ON DELETE; Preflight's rebuild turns them off for its swap.
+    func planRebuild(parents: Bool = true) -> RebuildChange? {
+        let tables = model.ordinaryTables.filter { parents || model.children(of: $0.id).isEmpty }
+        guard let old = rng.pick(tables) else { return nil }
         var change = RebuildChange(old: old, new: old)
         for column in old.columns where column.insertable { change.select[column.id] = old.quoted(column.id) }
         change.indexes = model.indexes(on: old.id)
         change.triggers = model.triggers(on: old.id)
+        // The changes that reach the most of TableRebuild (rows left out or collapsed, the key
+        // order, the table's options) are listed twice, so they come first more often.
         let transforms: [(inout RebuildChange) -> Bool] = [
             rebuildDropColumn, rebuildAddColumn, rebuildNotNull, rebuildClamp, rebuildNocase, rebuildCollapse,
             rebuildFilter, rebuildReorder, rebuildStrict, rebuildRowid, rebuildRenameColumn, rebuildGenerated,
-            rebuildDefault,
+            rebuildDefault, rebuildCollapse, rebuildFilter, rebuildRowid, rebuildAddColumn, rebuildRenameColumn,
         ]
         let wanted = rng.int(1...3)
         var applied = 0
@@ -50,6 +57,9 @@ extension HistoryGenerator {
             if transforms[transform](&change) { applied += 1 }
         }
         guard applied > 0 else { return nil }
+        // With an ON CONFLICT REPLACE or IGNORE in the new table, any change of the copied
+        // values (a NOT NULL's coalesce, a NOCASE) can make rows collide and collapse.
+        if change.new.collapsing != nil { change.rowLoss = true }
         // Indexes and triggers whose text SQLite rewrote cannot be recreated "as they were"
         // by an oracle that does not know that text: such a step names them.
         if change.indexes.contains(where: { !$0.textKnown }) || rng.chance(35) { change.explicitIndexes = true }
@@ -80,7 +90,20 @@ extension HistoryGenerator {
         let texts = old.columns.filter { $0.domain.isText && $0.insertable }
         var column: ColumnModel
         let expression: String
-        switch rng.int(0...3) {
+        switch rng.int(0...5) {
+        case 4:
+            // A count of another table's rows (or its own): the same in every batch.
+            guard let other = rng.pick(model.ordinaryTables) else { return false }
+            column = ColumnModel(id: model.newID(), name: newColumnName(in: change.new), domain: .count, type: .integer)
+            column.notNull = true
+            column.defaultValue = "0"
+            expression = "(SELECT count(*) FROM \(other.quotedName))"
+        case 5:
+            // How many children each row has: a subquery correlated with the old row.
+            guard let (child, via) = rng.pick(model.children(of: old.id)), let reference = via.reference else { return false }
+            column = ColumnModel(id: model.newID(), name: newColumnName(in: change.new), domain: .count, type: .integer)
+            expression = "(SELECT count(*) FROM \(child.quotedName) AS c WHERE c.\(child.quoted(via.id)) = \(old.quotedName).\(old.quoted(reference.column)))"
+            note(.rebuildCorrelatedSelect)
         case 0:
             guard let source = rng.pick(texts) else { return false }
             column = ColumnModel(id: model.newID(), name: newColumnName(in: change.new), domain: .text, type: .text)
@@ -284,7 +307,7 @@ extension HistoryGenerator {
     /// CREATE the new table, INSERT ... SELECT, DROP the old one, RENAME the new one into
     /// place, then its indexes, triggers and the views again.
     func manualRebuild() -> GeneratedStep? {
-        guard var change = planRebuild() else { return nil }
+        guard var change = planRebuild(parents: !foreignKeys) else { return nil }
         let old = change.old
         let temporary = newObjectName(from: ["\(old.name)_new"])
         let views = model.views(reading: old.id)
@@ -367,7 +390,7 @@ extension HistoryGenerator {
     private func carryAutoincrement(from old: TableModel, to temporary: String) -> [String] {
         let new = SQLSyntax.string(temporary)
         let oldSequence = "coalesce((SELECT seq FROM sqlite_sequence WHERE name = \(SQLSyntax.string(old.name))), 0)"
-        let oldRowid = old.withoutRowid ? "0" : "coalesce((SELECT max(rowid) FROM \(old.quotedName)), 0)"
+        let oldRowid = old.rowidName.map { "coalesce((SELECT max(\($0)) FROM \(old.quotedName)), 0)" } ?? "0"
         return [
             "INSERT INTO sqlite_sequence(name, seq) SELECT \(new), max(\(oldSequence), \(oldRowid)) WHERE max(\(oldSequence), \(oldRowid)) > 0 AND NOT EXISTS (SELECT 1 FROM sqlite_sequence WHERE name = \(new))",
             "UPDATE sqlite_sequence SET seq = max(seq, \(oldSequence), \(oldRowid)) WHERE name = \(new)",

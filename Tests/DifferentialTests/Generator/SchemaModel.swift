@@ -30,11 +30,14 @@ enum Domain: Equatable, Sendable {
     case uniqueText
     /// An integer never inserted twice (an integer key, a UNIQUE column).
     case uniqueInteger
+    /// Keys of other storage classes, never inserted twice: blobs, reals, and a mix of
+    /// integers, reals, texts and blobs (which a key's order sorts by class first).
+    case uniqueBlob, uniqueReal, uniqueMixed
     /// A key of the parent the column's `reference` names, or NULL.
     case reference
 
     /// Whether every value is distinct, so that a UNIQUE constraint or index holds.
-    var isUnique: Bool { self == .uniqueText || self == .uniqueInteger }
+    var isUnique: Bool { [.uniqueText, .uniqueInteger, .uniqueBlob, .uniqueReal, .uniqueMixed].contains(self) }
 
     var isText: Bool { [.text, .shortText, .group, .uniqueText].contains(self) }
 
@@ -51,9 +54,9 @@ enum ColumnType: String, Sendable {
         switch domain {
         case .integer, .count, .flag, .uniqueInteger, .reference: return .integer
         case .text, .shortText, .group, .uniqueText: return .text
-        case .real: return .real
-        case .blob: return .blob
-        case .mixed: return .untyped
+        case .real, .uniqueReal: return .real
+        case .blob, .uniqueBlob: return .blob
+        case .mixed, .uniqueMixed: return .untyped
         }
     }
 }
@@ -178,10 +181,26 @@ struct TableModel: Sendable {
     /// The constraint whose ON CONFLICT clause removes or skips rows, if any.
     var collapsing: UniqueConstraint? { uniques.first { $0.conflict != nil } }
 
-    /// The key as `ORDER BY` terms: the order a chunked step walks the table in.
+    /// Key columns of a composite key whose PRIMARY KEY term says COLLATE NOCASE.
+    var keyNocase: [Int] = []
+
+    /// A name of the rowid no column takes (a column may be called "rowid"), as
+    /// `TableSchema.rowidAlias` picks it; nil for WITHOUT ROWID.
+    var rowidName: String? {
+        guard !withoutRowid else { return nil }
+        let taken = Set(columns.map { SQLSyntax.fold($0.name) })
+        return ["rowid", "_rowid_", "oid"].first { !taken.contains($0) }
+    }
+
+    /// The key as `ORDER BY` terms: the order a chunked step walks the table in (the
+    /// primary key's own collation, as `RebuildKey` orders by it).
     var keyOrder: String {
-        if withoutRowid { return key.columns.map { "\(quotedName).\(quoted($0))" }.joined(separator: ", ") }
-        return "\(quotedName).rowid"
+        guard let rowid = rowidName else {
+            return key.columns.map { id in
+                "\(quotedName).\(quoted(id))" + (keyNocase.contains(id) && column(id)?.nocase != true ? " COLLATE NOCASE" : "")
+            }.joined(separator: ", ")
+        }
+        return "\(quotedName).\(rowid)"
     }
 }
 

@@ -52,7 +52,8 @@ enum SchemaRendering {
     static func body(_ table: TableModel, model: SchemaModel) -> String {
         var parts = table.columns.map { columnDefinition($0, in: table, model: model) }
         if case .composite(let columns) = table.key {
-            parts.append("PRIMARY KEY (\(columns.map(table.quoted).joined(separator: ", ")))")
+            let terms = columns.map { table.quoted($0) + (table.keyNocase.contains($0) ? " COLLATE NOCASE" : "") }
+            parts.append("PRIMARY KEY (\(terms.joined(separator: ", ")))")
         }
         for unique in table.uniques {
             var constraint = "UNIQUE (\(unique.columns.map(table.quoted).joined(separator: ", ")))"

@@ -24,11 +24,13 @@ extension HistoryGenerator {
             table.columns.append(column)
             table.key = .integer(column: column.id, autoincrement: true)
         case 3?:
+            let domain = [Domain.uniqueText, .uniqueBlob, .uniqueReal, .uniqueMixed][rng.weighted([60, 15, 10, 15]) ?? 0]
             var column = ColumnModel(
                 id: model.newID(), name: newColumnName(in: table, from: ["code", "clé", "slug", "key"]),
-                domain: .uniqueText, type: .text)
+                domain: domain, type: ColumnType.natural(for: domain))
             column.notNull = rng.chance(60)
-            column.nocase = rng.chance(30)
+            column.nocase = domain == .uniqueText && rng.chance(30)
+            if domain != .uniqueText { note(.nonTextKey) }
             table.columns.append(column)
             table.key = .text(column: column.id)
         case 4?:
@@ -45,6 +47,7 @@ extension HistoryGenerator {
             item.notNull = true
             table.columns.append(item)
             table.key = .composite([part.id, item.id])
+            if part.domain.isText, rng.chance(40) { table.keyNocase = [part.id] }
         default:
             break
         }
@@ -55,6 +58,15 @@ extension HistoryGenerator {
         table.strict = rng.chance(25)
         table.explicitKeys = table.withoutRowid || rng.chance(50)
         for _ in 0..<rng.int(2...4) { table.columns.append(designColumn(in: table)) }
+        if !table.withoutRowid, rng.chance(8) {
+            // A column that takes the name "rowid": the real one is then _rowid_ or oid.
+            var shadow = designColumn(in: table)
+            shadow.name = rng.pick(["rowid", "ROWID", "oid"], or: "rowid")
+            if !table.columns.contains(where: { SQLSyntax.fold($0.name) == SQLSyntax.fold(shadow.name) }) {
+                table.columns.append(shadow)
+                note(.columnNamedRowid)
+            }
+        }
         if rng.chance(40), let reference = referenceColumn(in: table) { table.columns.append(reference) }
         let groups = table.columns.filter { $0.domain == .group && !table.isKeyColumn($0.id) }
         if rng.chance(35), let group = rng.pick(groups) {
@@ -132,6 +144,7 @@ extension HistoryGenerator {
         case .text: note(.textPrimaryKey)
         case .composite: note(.compositePrimaryKey)
         }
+        if !table.keyNocase.isEmpty { note(.primaryKeyCollation) }
         if table.withoutRowid { note(.withoutRowid) }
         if table.strict { note(.strict) }
         for unique in table.uniques {
@@ -161,7 +174,7 @@ extension HistoryGenerator {
     /// per-group count of one.
     func createTableFilled() -> Change? {
         guard let source = rng.pick(model.ordinaryTables) else { return nil }
-        let copied = source.columns.filter { $0.insertable && $0.domain != .blob }
+        let copied = source.columns.filter(\.insertable)
         guard !copied.isEmpty else { return nil }
         let id = model.newID()
         let name = newObjectName(from: ["archive", "snapshot", "résumé", "copy of \(source.name)"])
@@ -190,7 +203,17 @@ extension HistoryGenerator {
             switch column.domain {
             case .uniqueText: copy.domain = .text
             case .uniqueInteger: copy.domain = .integer
-            case .reference: copy.domain = column.type == .text ? .text : .integer
+            case .uniqueBlob: copy.domain = .blob
+            case .uniqueReal: copy.domain = .real
+            case .uniqueMixed: copy.domain = .mixed
+            case .reference:
+                switch column.type {
+                case .text: copy.domain = .text
+                case .integer: copy.domain = .integer
+                case .real: copy.domain = .real
+                case .blob: copy.domain = .blob
+                case .any, .untyped: copy.domain = .mixed
+                }
             default: break
             }
             copy.notNull = column.notNull

@@ -25,7 +25,7 @@ enum ValuePools {
         Value(sql: "''", kinds: [.seedEmptyString]), Value(sql: "'plain'"), Value(sql: "'café'", kinds: [.seedUnicode]),
         Value(sql: "'日本語のテキスト'", kinds: [.seedUnicode]), Value(sql: "'emoji 🙂🚀'", kinds: [.seedUnicode]),
         Value(sql: "'O''Brien'"), Value(sql: "'line one\nline two'"), Value(sql: "'Ünïcödé façade naïve'", kinds: [.seedUnicode]),
-        Value(sql: "'   padded   '"), Value(sql: "'12345'"),
+        Value(sql: "'   padded   '"), Value(sql: "'12345'"), Value(sql: "'semi;colon -- and not a comment'"),
     ]
 
     /// At most `SchemaRendering.shortTextLimit` characters each.
@@ -63,7 +63,7 @@ enum ValuePools {
         case .real: return ["0.0", "1.5", "-2.25"]
         case .blob: return ["X''", "X'00'"]
         case .mixed: return ["0", "''", "X'01'"]
-        case .uniqueText, .uniqueInteger, .reference: return []
+        case .uniqueText, .uniqueInteger, .uniqueBlob, .uniqueReal, .uniqueMixed, .reference: return []
         }
     }
 }
@@ -72,6 +72,8 @@ enum ValuePools {
 /// columns: every one carries a number drawn once.
 struct FreshValues {
     private var next = 1
+    /// The 64-bit extremes, each handed out once per history.
+    private var extremes = ["9223372036854775807", "-9223372036854775808"]
 
     mutating func number() -> Int {
         defer { next += 1 }
@@ -87,13 +89,41 @@ struct FreshValues {
     /// An integer key; `positive` for AUTOINCREMENT tables, whose counter negative ids do
     /// not move. Never below a million when positive: keys SQLite assigned in a table that
     /// later takes given keys (made WITHOUT ROWID) count from 1.
-    mutating func integer(_ rng: inout SplitMix64, positive: Bool) -> String {
+    ///
+    /// `extremes`: the largest and smallest integers may come out (once each), where SQLite
+    /// never has to assign a key after them (it would pick a random one after the largest).
+    mutating func integer(_ rng: inout SplitMix64, positive: Bool, extremes allowed: Bool = false) -> String {
+        if allowed, !extremes.isEmpty, rng.chance(8) { return extremes.removeFirst() }
         let n = number()
         switch positive ? rng.int(0...1) : rng.int(0...3) {
         case 0: return String(1_000_000 + n * 10 + 3)
         case 1: return String(4_000_000_000_000_000_000 + n)
         case 2: return String(-(n * 10 + 7))
         default: return String(-4_000_000_000_000_000_000 - n)
+        }
+    }
+
+    /// A blob key: the number's digits as bytes.
+    mutating func blob() -> String {
+        "X'" + String(number()).utf8.map { byte in
+            let hex = String(byte, radix: 16, uppercase: true)
+            return hex.count == 1 ? "0" + hex : hex
+        }.joined() + "'"
+    }
+
+    /// A real key, never equal to an integer (SQLite compares 2 and 2.0 as equal).
+    mutating func real(_ rng: inout SplitMix64) -> String {
+        let n = number()
+        return rng.chance(50) ? "\(n).5" : "-\(n).25"
+    }
+
+    /// Any of the above, for a key column without a type.
+    mutating func mixed(_ rng: inout SplitMix64) -> String {
+        switch rng.int(0...3) {
+        case 0: return integer(&rng, positive: false)
+        case 1: return text(&rng)
+        case 2: return blob()
+        default: return real(&rng)
         }
     }
 }
