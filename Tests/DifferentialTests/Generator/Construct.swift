@@ -11,7 +11,8 @@ enum Construct: String, CaseIterable, Sendable, Comparable {
     case addColumn, renameColumn, renameTable, dropColumn, createTableLater, dropTable, manualRebuild
     case viewRecreatedAroundChange
     case plainIndex, uniqueIndex, partialIndex, expressionIndex, dropIndex
-    case trigger, dropTrigger, view, joinView, dropView, fts5
+    case trigger, triggerReadingTable, dropTrigger, view, joinView, dropView, fts5, indexOnGeneratedColumn
+    case legacyAlterTable
     // Data in `sql` steps.
     case insertRows, upsertRows, updateRows, deleteRows, manualCascade, manualSetNull, ftsInsert, ftsDelete, createAndFill
     // How the plan is written.
@@ -21,10 +22,11 @@ enum Construct: String, CaseIterable, Sendable, Comparable {
     case rebuildFilter, rebuildCollapse, rebuildToWithoutRowid, rebuildFromWithoutRowid, rebuildToStrict
     case rebuildFromStrict, rebuildDropColumn, rebuildAddColumn, rebuildRenameColumn, rebuildNotNull
     case rebuildAutoincrement, tableNameInOtherCase, rebuildWithView, rebuildReorder, rebuildCorrelatedSelect
+    case rebuildReadByTrigger
     case backfill
     // Values in the seed rows.
     case seedNull, seedUnicode, seedEmptyString, seedBlob, seedBigInteger, seedNegativeInteger, seedReal
-    case seedDuplicates
+    case seedDuplicates, seedLargeValue, infiniteReal
 
     static func < (lhs: Construct, rhs: Construct) -> Bool { lhs.rawValue < rhs.rawValue }
 }

@@ -216,12 +216,12 @@ final class HistoryGenerator {
     static let tableNames = [
         "notes", "users", "order items", "café", "group", "tags", "attachments", "séances", "folders",
         "messages", "select", "accounts", "book marks", "ユーザー", "values", "drafts", "l'été", "say \"hi\"",
-        "100%_done",
+        "100%_done", "CAFÉ", "Séances",
     ]
     static let columnNames = [
         "title", "body", "order", "group", "café", "first name", "value", "status", "naïve", "amount",
         "label", "size", "from", "data", "score", "kind", "note", "ville", "last seen", "index", "prix €",
-        "it's", "wei\"rd", "50%_off",
+        "it's", "wei\"rd", "50%_off", "CAFÉ", "NAÏVE",
     ]
     static let keywords: Set<String> = ["order", "group", "select", "from", "values", "index", "key", "table"]
 

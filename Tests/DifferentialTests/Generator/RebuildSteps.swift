@@ -310,8 +310,14 @@ extension HistoryGenerator {
         guard var change = planRebuild(parents: !foreignKeys) else { return nil }
         let old = change.old
         let temporary = newObjectName(from: ["\(old.name)_new"])
-        let views = model.views(reading: old.id)
-        var statements = views.map { "DROP VIEW \(SQLSyntax.identifier($0.name))" }
+        // Either the views and the triggers reading the table go and come back, or (as
+        // Preflight's own swap does) legacy_alter_table keeps the RENAME from checking them.
+        let legacy = rng.chance(30)
+        let views = legacy ? [] : model.views(reading: old.id)
+        let readers = legacy ? [] : model.triggers.filter { $0.action.reads == old.id && $0.table != old.id }
+        var statements = legacy ? ["PRAGMA legacy_alter_table = ON"] : []
+        statements += views.map { "DROP VIEW \(SQLSyntax.identifier($0.name))" }
+        statements += readers.map { "DROP TRIGGER \(SQLSyntax.identifier($0.name))" }
         statements.append(SchemaRendering.createTable(change.new, named: temporary, model: model))
         var copy = "INSERT INTO \(SQLSyntax.identifier(temporary))(\(change.insertColumns)) SELECT \(change.selectList) FROM \(old.quotedName)"
         if let filter = change.filter { copy += " WHERE \(filter)" }
@@ -323,7 +329,12 @@ extension HistoryGenerator {
         commit(&change)
         statements += change.indexes.map { SchemaRendering.createIndex($0, model: model) }
         statements += change.triggers.map { SchemaRendering.createTrigger($0, model: model) }
+        statements += readers.map { SchemaRendering.createTrigger($0, model: model) }
         statements += views.map { SchemaRendering.createView($0, model: model) }
+        if legacy {
+            statements.append("PRAGMA legacy_alter_table = OFF")
+            note(.legacyAlterTable)
+        }
         note(.manualRebuild)
         if !views.isEmpty { note(.viewRecreatedAroundChange) }
         return GeneratedStep(
@@ -347,7 +358,9 @@ extension HistoryGenerator {
         let old = change.old
         let temporary = "_oracle_new_\(old.id)"
         let views = model.views(reading: old.id)
+        let readers = model.triggers.filter { $0.action.reads == old.id && $0.table != old.id }
         var oracle = views.map { "DROP VIEW \(SQLSyntax.identifier($0.name))" }
+        oracle += readers.map { "DROP TRIGGER \(SQLSyntax.identifier($0.name))" }
         oracle.append(SchemaRendering.createTable(change.new, named: temporary, model: model))
         oracle.append(
             "INSERT INTO \(SQLSyntax.identifier(temporary))(\(change.insertColumns)) SELECT \(change.selectList) FROM \(old.quotedName)"
@@ -365,6 +378,7 @@ extension HistoryGenerator {
         commit(&change)
         oracle += change.indexes.map { SchemaRendering.createIndex($0, model: model) }
         oracle += change.triggers.map { SchemaRendering.createTrigger($0, model: model) }
+        oracle += readers.map { SchemaRendering.createTrigger($0, model: model) }
         oracle += views.map { SchemaRendering.createView($0, model: model) }
         let definition = RebuildDefinition(
             table: spelling(of: old), columns: columns, select: select, filter: filter, options: options,
@@ -375,6 +389,7 @@ extension HistoryGenerator {
         if !model.indexes(on: old.id).isEmpty { note(change.explicitIndexes ? .rebuildExplicitIndexes : .rebuildKeptIndexes) }
         if !model.triggers(on: old.id).isEmpty { note(change.explicitTriggers ? .rebuildExplicitTriggers : .rebuildKeptTriggers) }
         if !views.isEmpty { note(.rebuildWithView) }
+        if !readers.isEmpty { note(.rebuildReadByTrigger) }
         return GeneratedStep(
             name: "rebuild \(old.name)", action: .rebuild(definition), rowLoss: change.rowLoss, oracle: oracle)
     }

@@ -11,9 +11,13 @@ enum SQLSyntax {
         "'" + text.replacingOccurrences(of: "'", with: "''") + "'"
     }
 
-    /// `name` folded as SQLite compares identifiers (ASCII letters only); the generator
-    /// folds everything, which treats more names as taken than SQLite would, never fewer.
-    static func fold(_ name: String) -> String { name.lowercased() }
+    /// `name` folded as SQLite compares identifiers: ASCII letters only, so "café" and
+    /// "CAFÉ" are two names (and the generator may use both).
+    static func fold(_ name: String) -> String {
+        String(String.UnicodeScalarView(name.unicodeScalars.map { scalar in
+            ("A"..."Z").contains(scalar) ? Unicode.Scalar(scalar.value + 32) ?? scalar : scalar
+        }))
+    }
 
     /// `name` with its ASCII letters upper-cased: the same table to SQLite, spelled another way.
     static func asciiUppercased(_ name: String) -> String {

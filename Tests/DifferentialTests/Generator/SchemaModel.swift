@@ -246,11 +246,22 @@ struct TriggerModel: Sendable {
         case logDelete(column: Int)
         /// AFTER UPDATE OF column: one more in "counters" (the same whatever order rows change in).
         case countUpdates(column: Int)
+        /// AFTER INSERT: a row in "audit log" with how many rows another table (or this one)
+        /// has, so that the trigger names a table it is not on.
+        case logInsertCount(of: Int)
 
-        var column: Int {
+        /// The column of its own table the trigger names, if any.
+        var column: Int? {
             switch self {
             case .logInsert(let id), .logDelete(let id), .countUpdates(let id): return id
+            case .logInsertCount: return nil
             }
+        }
+
+        /// The table the trigger's body reads, if it reads one.
+        var reads: Int? {
+            if case .logInsertCount(let table) = self { return table }
+            return nil
         }
     }
 
@@ -264,7 +275,7 @@ struct TriggerModel: Sendable {
 
 struct ViewModel: Sendable {
     enum Body: Sendable {
-        /// `SELECT columns FROM table [WHERE filter IS NOT NULL]`.
+        /// `SELECT columns FROM table [WHERE filter IS NOT NULL]`; no columns is `SELECT *`.
         case projection(table: Int, columns: [Int], notNull: Int?)
         /// A child joined to its parent through a foreign key column.
         case join(child: Int, via: Int, parent: Int, childColumns: [Int], parentColumns: [Int])
@@ -340,6 +351,13 @@ struct SchemaModel: Sendable {
 
     func views(reading table: Int) -> [ViewModel] { views.filter { $0.tables.contains(table) } }
 
+    /// Triggers whose body reads `table` (on whichever table they are), and triggers on
+    /// `table` that read some table: both are dropped and created again around a change to
+    /// `table`, so that their text stays the model's.
+    func triggers(around table: Int) -> [TriggerModel] {
+        triggers.filter { $0.action.reads == table || ($0.table == table && $0.action.reads != nil) }
+    }
+
     /// Columns of other tables whose REFERENCES name `table`.
     func children(of table: Int) -> [(table: TableModel, column: ColumnModel)] {
         tables.flatMap { child in
@@ -359,9 +377,12 @@ struct SchemaModel: Sendable {
         return self.table(table)?.columns.contains { $0.generated?.source == column } ?? false
     }
 
-    /// Marks the indexes and triggers of `table` as rewritten by SQLite.
+    /// Marks the indexes and triggers of `table` as rewritten by SQLite (not those that
+    /// read a table, which a change drops and creates again).
     mutating func forgetTexts(of table: Int) {
         for index in indexes.indices where indexes[index].table == table { indexes[index].textKnown = false }
-        for index in triggers.indices where triggers[index].table == table { triggers[index].textKnown = false }
+        for index in triggers.indices where triggers[index].table == table && triggers[index].action.reads == nil {
+            triggers[index].textKnown = false
+        }
     }
 }

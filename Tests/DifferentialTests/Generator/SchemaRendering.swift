@@ -109,6 +109,9 @@ enum SchemaRendering {
             return "CREATE TRIGGER \(name) AFTER INSERT ON \(table.quotedName) BEGIN INSERT INTO \(log)(\(logColumns)) VALUES (\(SQLSyntax.string(trigger.label)), NEW.\(table.quoted(column)), 'insert'); END"
         case .logDelete(let column):
             return "CREATE TRIGGER \(name) AFTER DELETE ON \(table.quotedName) BEGIN INSERT INTO \(log)(\(logColumns)) VALUES (\(SQLSyntax.string(trigger.label)), OLD.\(table.quoted(column)), 'delete'); END"
+        case .logInsertCount(let other):
+            let counted = model.table(other)?.quotedName ?? "\"<missing table \(other)>\""
+            return "CREATE TRIGGER \(name) AFTER INSERT ON \(table.quotedName) BEGIN INSERT INTO \(log)(\(logColumns)) VALUES (\(SQLSyntax.string(trigger.label)), (SELECT count(*) FROM \(counted)), 'insert'); END"
         case .countUpdates(let column):
             let counters = model.table(role: .counters)?.quotedName ?? "\"counters\""
             return "CREATE TRIGGER \(name) AFTER UPDATE OF \(table.quoted(column)) ON \(table.quotedName) BEGIN UPDATE \(counters) SET \"n\" = \"n\" + 1 WHERE \"name\" = \(SQLSyntax.string(trigger.label)); END"
@@ -120,7 +123,8 @@ enum SchemaRendering {
         switch view.body {
         case .projection(let id, let columns, let notNull):
             guard let table = model.table(id) else { return "CREATE VIEW <missing table \(id)>" }
-            var sql = "CREATE VIEW \(name) AS SELECT \(columns.map(table.quoted).joined(separator: ", ")) FROM \(table.quotedName)"
+            let selected = columns.isEmpty ? "*" : columns.map(table.quoted).joined(separator: ", ")
+            var sql = "CREATE VIEW \(name) AS SELECT \(selected) FROM \(table.quotedName)"
             if let notNull { sql += " WHERE \(table.quoted(notNull)) IS NOT NULL" }
             return sql
         case .join(let childID, let via, let parentID, let childColumns, let parentColumns):

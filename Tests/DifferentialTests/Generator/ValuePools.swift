@@ -26,6 +26,7 @@ enum ValuePools {
         Value(sql: "'日本語のテキスト'", kinds: [.seedUnicode]), Value(sql: "'emoji 🙂🚀'", kinds: [.seedUnicode]),
         Value(sql: "'O''Brien'"), Value(sql: "'line one\nline two'"), Value(sql: "'Ünïcödé façade naïve'", kinds: [.seedUnicode]),
         Value(sql: "'   padded   '"), Value(sql: "'12345'"), Value(sql: "'semi;colon -- and not a comment'"),
+        Value(sql: "printf('%.*c', 5000, 'x')", kinds: [.seedLargeValue]),
     ]
 
     /// At most `SchemaRendering.shortTextLimit` characters each.
@@ -43,12 +44,13 @@ enum ValuePools {
         Value(sql: "0.0", kinds: [.seedReal]), Value(sql: "-0.5", kinds: [.seedReal]),
         Value(sql: "3.14159", kinds: [.seedReal]), Value(sql: "1e300", kinds: [.seedReal]),
         Value(sql: "-2.5e-300", kinds: [.seedReal]), Value(sql: "123456789.125", kinds: [.seedReal]),
+        Value(sql: "9e999", kinds: [.seedReal, .infiniteReal]), Value(sql: "-9e999", kinds: [.seedReal, .infiniteReal]),
     ]
 
     static let blobs: [Value] = [
         Value(sql: "X''", kinds: [.seedBlob]), Value(sql: "X'00'", kinds: [.seedBlob]),
         Value(sql: "X'DEADBEEF'", kinds: [.seedBlob]), Value(sql: "X'00FF00FF00'", kinds: [.seedBlob]),
-        Value(sql: "zeroblob(3)", kinds: [.seedBlob]),
+        Value(sql: "zeroblob(3)", kinds: [.seedBlob]), Value(sql: "zeroblob(70000)", kinds: [.seedBlob, .seedLargeValue]),
     ]
 
     /// The defaults a column of the domain may declare (never NULL).
@@ -74,6 +76,7 @@ struct FreshValues {
     private var next = 1
     /// The 64-bit extremes, each handed out once per history.
     private var extremes = ["9223372036854775807", "-9223372036854775808"]
+    private var infinityUsed = false
 
     mutating func number() -> Int {
         defer { next += 1 }
@@ -111,8 +114,13 @@ struct FreshValues {
         }.joined() + "'"
     }
 
-    /// A real key, never equal to an integer (SQLite compares 2 and 2.0 as equal).
+    /// A real key, never equal to an integer (SQLite compares 2 and 2.0 as equal); once
+    /// per history perhaps infinity (9e999 overflows to it), the greatest key of all.
     mutating func real(_ rng: inout SplitMix64) -> String {
+        if !infinityUsed, rng.chance(10) {
+            infinityUsed = true
+            return "9e999"
+        }
         let n = number()
         return rng.chance(50) ? "\(n).5" : "-\(n).25"
     }
