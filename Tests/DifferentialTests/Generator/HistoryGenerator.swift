@@ -61,13 +61,14 @@ struct BackfillDefinition: Sendable {
 /// model says the database is in, whether it was seeded with rows or started empty.
 ///
 ///     let history = HistoryGenerator.generate(seed: 1234)
-///     let report = try Differential.discrepancies(history.testCase, from: .seeded)
+///     let found = try Differential.discrepancies(history.testCase, from: .seeded)
 ///
 /// Only what the model can guarantee is emitted: values come from pools that satisfy each
 /// column's constraints, keys and UNIQUE values are drawn once, foreign keys name parents
 /// through subqueries (NULL when there is no such row), deletes cascade by hand because
-/// the app's connection does not enforce foreign keys, and a step that may remove rows
-/// says so.
+/// the oracle's connection does not enforce foreign keys (Preflight's does when the plan
+/// says `"foreign_keys": "on"`), and a step that may remove rows says so. `constructs`
+/// records what was emitted, for the coverage test.
 final class HistoryGenerator {
     var rng: SplitMix64
     var model = SchemaModel()

@@ -170,7 +170,7 @@ struct TableModel: Sendable {
 
     var quotedName: String { SQLSyntax.identifier(name) }
 
-    var isKeyColumn: (Int) -> Bool { { self.key.columns.contains($0) } }
+    func isKeyColumn(_ id: Int) -> Bool { key.columns.contains(id) }
 
     /// True when inserts leave the key out and SQLite assigns it (always for the bare rowid).
     var keyIsAssigned: Bool {

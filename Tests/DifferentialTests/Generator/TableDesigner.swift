@@ -185,10 +185,12 @@ extension HistoryGenerator {
             // A per-group count: the group's text and how many rows have it.
             var label = ColumnModel(id: model.newID(), name: group.name, domain: .group, type: .text)
             label.nocase = group.nocase
+            if SQLSyntax.fold(label.name) == "id" { label.name = newColumnName(in: table) }
+            table.columns.append(label)
             var count = ColumnModel(id: model.newID(), name: newColumnName(in: table, from: ["count", "rows"]), domain: .count, type: .integer)
             count.notNull = true
             count.check = true
-            table.columns += [label, count]
+            table.columns.append(count)
             model.tables.append(table)
             note(.createAndFill)
             return Change(name: "count \(source.name) by \(group.name)", statements: [
