@@ -200,7 +200,7 @@ final class HistoryGenerator {
     private func sqlChange() -> Change? {
         let makers: [(weight: Int, make: () -> Change?)] = [
             (10, addColumn), (6, renameColumn), (4, renameTable), (6, dropColumn),
-            (7, createIndex), (2, dropIndex), (4, createTrigger), (1, dropTrigger),
+            (7, createIndex), (2, dropIndex), (5, createTrigger), (2, dropTrigger),
             (4, createView), (1, dropView), (4, { self.createTable() }), (3, createTableFilled),
             (2, dropTable), (10, insertRows), (6, updateRows), (5, deleteRows),
             (2, { self.createFullText(fill: true) }), (3, insertFullText), (1, deleteFullText),

@@ -39,7 +39,13 @@ extension HistoryGenerator {
     /// would fire the children's ON DELETE; Preflight's rebuild turns them off for its swap.
     func planRebuild(parents: Bool = true) -> RebuildChange? {
         let tables = model.ordinaryTables.filter { parents || model.children(of: $0.id).isEmpty }
-        guard let old = rng.pick(tables) else { return nil }
+        // Often a table something else depends on (a view, a trigger reading it, children):
+        // what the swap has to leave working.
+        let depended = tables.filter { table in
+            !model.views(reading: table.id).isEmpty || !model.children(of: table.id).isEmpty
+                || model.triggers.contains { $0.action.reads == table.id }
+        }
+        guard let old = rng.pick(!depended.isEmpty && rng.chance(40) ? depended : tables) else { return nil }
         var change = RebuildChange(old: old, new: old)
         for column in old.columns where column.insertable { change.select[column.id] = old.quoted(column.id) }
         change.indexes = model.indexes(on: old.id)
@@ -90,7 +96,8 @@ extension HistoryGenerator {
         let texts = old.columns.filter { $0.domain.isText && $0.insertable }
         var column: ColumnModel
         let expression: String
-        switch rng.int(0...5) {
+        let hasChildren = !model.children(of: old.id).isEmpty
+        switch hasChildren && rng.chance(40) ? 5 : rng.int(0...5) {
         case 4:
             // A count of another table's rows (or its own): the same in every batch.
             guard let other = rng.pick(model.ordinaryTables) else { return false }

@@ -171,7 +171,7 @@ extension HistoryGenerator {
                 terms = [.length(first.id)]
             }
         default:
-            if let column = rng.pick(generated), rng.chance(30) {
+            if let column = rng.pick(generated), rng.chance(50) {
                 terms.append(.column(column.id, nocase: false, descending: false))
                 note(.indexOnGeneratedColumn)
             }
@@ -212,10 +212,10 @@ extension HistoryGenerator {
         guard let column = rng.pick(columns) else { return nil }
         var statements: [String] = []
         let action: TriggerModel.Action
-        switch rng.int(0...3) {
+        switch rng.int(0...4) {
         case 0: action = .logInsert(column: column.id)
         case 1: action = .logDelete(column: column.id)
-        case 2:
+        case 2, 3:
             guard let other = rng.pick(model.ordinaryTables) else { return nil }
             action = .logInsertCount(of: other.id)
             note(.triggerReadingTable)
