@@ -1,8 +1,10 @@
 // swift-tools-version:6.0
 import PackageDescription
 
-// Layers, top to bottom (see DESIGN.md): preflight -> PreflightService -> MigrationCore
-// -> CSpaceVFS -> CSQLite / CMicroHTTPD. Nothing here comes from outside the toolchain.
+// Layers, top to bottom (see DESIGN.md): preflight -> PreflightService -> Simulation
+// -> MigrationCore -> CSQLite / CMicroHTTPD. MigrationCore is what an app embeds;
+// Simulation makes a rehearsal a phone (worker launches, kills, the report, the space
+// VFS of CSpaceVFS). Nothing here comes from outside the toolchain.
 let package = Package(
     name: "Preflight",
     platforms: [.macOS(.v13)],
@@ -15,18 +17,29 @@ let package = Package(
         .systemLibrary(name: "CMicroHTTPD", path: "Sources/CMicroHTTPD"),
         .target(name: "CSpaceVFS", dependencies: ["CSQLite"], path: "Sources/CSpaceVFS"),
         .target(name: "CHash", path: "Sources/CHash"),
-        .target(name: "MigrationCore", dependencies: ["CSQLite", "CSpaceVFS", "CHash"]),
+        .target(name: "MigrationCore", dependencies: ["CSQLite", "CHash"]),
         .target(name: "CProcess", path: "Sources/CProcess"),
-        .target(name: "PreflightService", dependencies: ["MigrationCore", "CMicroHTTPD", "CSpaceVFS", "CProcess"]),
-        .executableTarget(name: "preflight", dependencies: ["PreflightService", "MigrationCore"]),
+        .target(name: "Simulation", dependencies: ["MigrationCore", "CSQLite", "CSpaceVFS", "CProcess"]),
+        .target(
+            name: "PreflightService", dependencies: ["Simulation", "MigrationCore", "CMicroHTTPD"],
+            // Documents are files, built into the binary as bytes (`PackageResources`), no bundle at run time.
+            resources: [
+                .embedInCode("Resources/openapi.json"),
+                // A copy of Config/preflight.json (SwiftPM embeds only files inside the target);
+                // ConfigurationTests keeps the two byte for byte the same.
+                .embedInCode("Resources/preflight.json"),
+            ]),
+        .executableTarget(name: "preflight", dependencies: ["PreflightService", "Simulation"]),
         .executableTarget(
-            name: "preflight-bench", dependencies: ["MigrationCore", "PreflightService", "CMicroHTTPD"],
+            name: "preflight-bench", dependencies: ["MigrationCore", "Simulation", "PreflightService", "CMicroHTTPD"],
             path: "Benchmarks"),
-        .target(name: "TestSupport", dependencies: ["MigrationCore", "CSQLite"], path: "Tests/TestSupport"),
-        .testTarget(name: "MigrationCoreTests", dependencies: ["MigrationCore", "TestSupport", "CSQLite"]),
+        // An app's launch gate on MigrationCore alone: proves the core is embeddable.
+        .executableTarget(name: "launch-gate", dependencies: ["MigrationCore"], path: "Examples/LaunchGate"),
+        .target(name: "TestSupport", dependencies: ["MigrationCore", "Simulation", "CSQLite"], path: "Tests/TestSupport"),
+        .testTarget(name: "MigrationCoreTests", dependencies: ["MigrationCore", "TestSupport", "CSQLite", "CSpaceVFS"]),
         .testTarget(
             name: "PreflightServiceTests",
-            dependencies: ["PreflightService", "MigrationCore", "TestSupport", "CSQLite"]),
+            dependencies: ["PreflightService", "Simulation", "MigrationCore", "TestSupport", "CSQLite"]),
         .testTarget(
             name: "DifferentialTests", dependencies: ["MigrationCore", "TestSupport", "CSQLite"],
             exclude: ["Fixtures"]),

@@ -33,7 +33,7 @@ enum BenchmarkNotes {
     /// A fresh copy of `base` at `path`, on disk before the clock starts: the previous
     /// run's and the copy's dirty pages would otherwise be written back during the next.
     static func freshCopy(of base: String, at path: String) throws {
-        for suffix in ["", "-journal", "-wal", "-shm"] { try? FileManager.default.removeItem(atPath: path + suffix) }
+        DatabaseFiles(path).remove()
         try FileManager.default.copyItem(atPath: base, toPath: path)
         sync()
     }

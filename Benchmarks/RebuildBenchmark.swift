@@ -196,7 +196,7 @@ private enum RebuildBench {
 
     /// What one tiny committed transaction costs here (its syncs, mostly).
     static func commitLatency(_ path: String, mode: Mode) throws -> Double {
-        for suffix in ["", "-journal", "-wal", "-shm"] { try? FileManager.default.removeItem(atPath: path + suffix) }
+        DatabaseFiles(path).remove()
         let db = try Connection(path: path, create: true)
         try db.execute("PRAGMA journal_mode = \(mode.journalMode); CREATE TABLE t(x)")
         if let synchronous = mode.synchronous { try db.execute("PRAGMA synchronous = \(synchronous)") }
@@ -239,9 +239,10 @@ private final class PeakSampler: @unchecked Sendable {
 
     init(_ path: String) {
         self.path = path
+        let files = DatabaseFiles(path)
         Thread.detachNewThread { [self] in
             while lock.withLock({ running }) {
-                let total = ["", "-journal", "-wal"].reduce(Int64(0)) { $0 + RebuildBench.size(path + $1) }
+                let total = [files.path, files.journal, files.wal].reduce(Int64(0)) { $0 + RebuildBench.size($1) }
                 lock.withLock { peak = max(peak, total) }
                 usleep(2_000)
             }

@@ -1,5 +1,6 @@
 import Foundation
 import MigrationCore
+import Simulation
 
 /// `preflight-bench space [--rows 1000000] [--runs 3] [--journal-mode delete|wal] [--batch-rows 2000]`
 ///

@@ -1,6 +1,7 @@
 // preflight: parses the subcommand and hands over to the layer that does the work.
 import Foundation
 import PreflightService
+import Simulation
 
 let arguments = Array(CommandLine.arguments.dropFirst())
 let usage = """

@@ -71,4 +71,15 @@ struct HeaderTests {
         }
         #expect(header.userVersion == 1)
     }
+
+    @Test func aFileThatCannotBeReadIsNotAFreshInstall() {
+        // A directory opens for reading, but reading it fails (EISDIR): an I/O error must
+        // not read as an empty file, which is a fresh install.
+        let directory = TemporaryDirectory("header")
+        guard case .invalid(let reason) = DatabaseHeader.read(path: directory.path) else {
+            Issue.record("an unreadable file must be invalid")
+            return
+        }
+        #expect(reason.hasPrefix("the file cannot be read"))
+    }
 }

@@ -53,6 +53,8 @@ struct PlanDecoderTests {
         (#"{"name": "t", "steps": [{"version": 1, "sql": "SAVEPOINT s"}]}"#, "SAVEPOINT is not allowed"),
         (#"{"name": "t", "steps": [{"version": 1, "rebuild": {"table": "a", "columns": "x", "select": "x", "batch_rows": 0}}]}"#, "\"batch_rows\" must be between"),
         (#"{"name": "t", "steps": [{"version": 1, "rebuild": {"table": "a", "columns": "x", "select": "x", "colour": 1}}]}"#, "rebuild: unknown key \"colour\""),
+        (#"{"name": "t", "steps": [{"version": 1, "rebuild": {"table": "a", "columns": "x", "select": "x", "options": "WITHOUT ROWID -- x"}}]}"#, "\"options\" may hold WITHOUT ROWID and STRICT"),
+        (#"{"name": "t", "steps": [{"version": 1, "rebuild": {"table": "a", "columns": "x", "select": "x", "options": "STRICT\u00a0"}}]}"#, "\"options\" may hold WITHOUT ROWID and STRICT"),
         (#"{"name": "t", "steps": [{"version": 1, "sql": "SELECT 1", "row_loss": "yes"}]}"#, "\"row_loss\" can only be \"allowed\""),
         (#"{"name": "t", "steps": [{"version": 1, "sql": "SELECT 1"}], "fresh_install": {"version": 2, "sql": "SELECT 1"}}"#, "fresh_install: \"version\" is 2"),
         (#"[1, 2]"#, "must be a JSON object"),
@@ -61,6 +63,15 @@ struct PlanDecoderTests {
     func rejectsWithAMessageNamingStepAndProblem(json: String, expected: String) {
         let message = rejection(json)
         #expect(message?.contains(expected) == true, "got: \(message ?? "accepted")")
+    }
+
+    @Test func rebuildOptionsAreWordsAndCommas() throws {
+        let plan = try decode(#"{"name": "t", "steps": [{"version": 1, "rebuild": {"table": "a", "columns": "x PRIMARY KEY", "select": "x", "options": "without rowid,\n strict"}}]}"#)
+        guard case .rebuild(let rebuild) = plan.steps[0].action else {
+            Issue.record("not a rebuild step")
+            return
+        }
+        #expect(rebuild.options == "without rowid,\n strict")
     }
 
     @Test func aCommentMentioningVacuumIsNotAVacuum() throws {

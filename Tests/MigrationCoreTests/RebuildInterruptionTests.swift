@@ -6,7 +6,7 @@ import Testing
 /// exactly as an uninterrupted run does: same rows (rowids included), same schema, same
 /// `sqlite_sequence`, same indexes, nothing of Preflight's own left behind.
 ///
-/// The stop is simulated in-process (`FaultInjection.abandons`): the step throws at once
+/// The stop is simulated in-process (hooks that answer `.abandon`): the step throws at once
 /// without cleanup, and the migrator's connection closes with the transaction still
 /// open, which SQLite rolls back as it rolls back a hot journal after a kill. (Real
 /// `_exit` kills of a worker process are tested with the worker.)
@@ -15,10 +15,10 @@ import Testing
     /// (the last one of 35), swaps, then purges the old table in 4 more batches (3 of
     /// 5 x 64 rows, then the drop of the last 35).
     enum Stop: Sendable, CustomTestStringConvertible {
-        case at(FaultInjection.Point)
+        case at(MigrationCheckpoint)
         case afterBatches(Int)
 
-        var faults: FaultInjection {
+        var hooks: AbandonAt {
             switch self {
             case .at(let point): return RebuildFixture.kill(at: point)
             case .afterBatches(let count): return RebuildFixture.kill(afterBatches: count)
@@ -33,7 +33,7 @@ import Testing
 
         var testDescription: String {
             switch self {
-            case .at(let point): return point.rawValue
+            case .at(let checkpoint): return "\(checkpoint)"
             case .afterBatches(let count): return "after \(count) batches"
             }
         }
@@ -57,12 +57,12 @@ import Testing
         let reference = try RebuildSnapshot(referencePath)
 
         // Launch 1 stops.
-        let (stopped, _) = RebuildFixture.migrate(path, plan, faults: stop.faults)
+        let (stopped, _) = RebuildFixture.migrate(path, plan, hooks: stop.hooks)
         guard case .stopped(.failed, let failure) = stopped else {
             Issue.record("launch 1 was meant to stop, but ended \(stopped)")
             return
         }
-        #expect(failure.sqliteCode == FaultInjection.abandoned.code)
+        #expect(failure.sqliteCode == SQLiteError.abandoned.code)
         // In between, the file is a valid database at either version: before the swap the
         // app's own objects are exactly version 1's (an app rolled back finds every row),
         // after it exactly version 2's (the old table awaiting its purge is Preflight's).
@@ -105,8 +105,9 @@ import Testing
         var ending: Migrator.Ending = .stopped(.failed, Failure(kind: "none", message: "not run"))
         while ending != .reached(version: 2) && launches < 40 {
             launches += 1
-            ending = try RebuildFixture.relaunch(path, plan, faults: RebuildFixture.kill(afterBatches: 3)).0
+            ending = try RebuildFixture.relaunch(path, plan, hooks: RebuildFixture.kill(afterBatches: 3)).0
         }
+        #expect(ending == .reached(version: 2), "not reached after \(launches) killed launches")
         _ = try RebuildFixture.relaunch(path, plan)  // the purge of the last launch, if it was cut
         #expect(launches > 10)  // 28 copy batches of 11 keys and 6 purge batches of 55, 3 per launch
         #expect(try RebuildSnapshot(path) == reference)
@@ -122,7 +123,7 @@ import Testing
         let plan = try RebuildFixture.membershipsPlan(batchRows: 7)
         #expect(RebuildFixture.migrate(referencePath, plan).0 == .reached(version: 2))
 
-        _ = RebuildFixture.migrate(path, plan, faults: RebuildFixture.kill(afterBatches: 10))
+        _ = RebuildFixture.migrate(path, plan, hooks: RebuildFixture.kill(afterBatches: 10))
         let db = try Connection(path: path)
         #expect(try ProgressStore(connection: db).pending()?.cursor == [.text("team 2"), .integer(9)])  // 70th key
         #expect(try db.integer("SELECT count(*) FROM _preflight_new_memberships") == 70)
@@ -144,7 +145,7 @@ import Testing
         #expect(first.steps[1].definitionHash != second.steps[1].definitionHash)
         #expect(RebuildFixture.migrate(referencePath, second).0 == .reached(version: 2))
 
-        _ = RebuildFixture.migrate(path, first, faults: RebuildFixture.kill(afterBatches: 5))
+        _ = RebuildFixture.migrate(path, first, hooks: RebuildFixture.kill(afterBatches: 5))
         let (ending, events) = try RebuildFixture.relaunch(path, second)
         #expect(ending == .reached(version: 2))
         #expect(try RebuildSnapshot(path) == RebuildSnapshot(referencePath))
@@ -162,7 +163,7 @@ import Testing
         let plan = try BackfillTests.plan()
         #expect(RebuildFixture.migrate(referencePath, plan).0 == .reached(version: 2))
 
-        _ = RebuildFixture.migrate(path, plan, faults: RebuildFixture.kill(afterBatches: 4))
+        _ = RebuildFixture.migrate(path, plan, hooks: RebuildFixture.kill(afterBatches: 4))
         do {
             // Batches 1-4 are durable and nothing after them: ids 1...400, in key order.
             let db = try Connection(path: path)
@@ -185,7 +186,7 @@ import Testing
         let plan = try BackfillTests.plan()
         #expect(RebuildFixture.migrate(referencePath, plan).0 == .reached(version: 2))
 
-        _ = RebuildFixture.migrate(path, plan, faults: RebuildFixture.kill(at: .afterLastBatch))
+        _ = RebuildFixture.migrate(path, plan, hooks: RebuildFixture.kill(at: .afterLastBatch))
         #expect(try RebuildSnapshot(path) == RebuildSnapshot(referencePath))
         #expect(try RebuildFixture.relaunch(path, plan).0 == .reached(version: 2))
         #expect(try RebuildSnapshot(path) == RebuildSnapshot(referencePath))
@@ -196,7 +197,7 @@ import Testing
         // starts from the first key and its own `where` decides what is left to do.
         let scratch = try RebuildScratch()
         let path = try BackfillTests.fixture(scratch, count: 1234)
-        _ = RebuildFixture.migrate(path, try BackfillTests.plan(), faults: RebuildFixture.kill(afterBatches: 4))
+        _ = RebuildFixture.migrate(path, try BackfillTests.plan(), hooks: RebuildFixture.kill(afterBatches: 4))
         let (ending, events) = try RebuildFixture.relaunch(path, try BackfillTests.plan(set: "search_key = upper(title)", batchRows: 200))
         #expect(ending == .reached(version: 2))
         #expect(events.first { $0.event == .batchCommitted }?.cursor == [.integer(200)])

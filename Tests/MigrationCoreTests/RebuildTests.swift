@@ -1,3 +1,4 @@
+import CSQLite
 import Foundation
 import Testing
 
@@ -232,6 +233,29 @@ import Testing
         #expect(try db.integer("SELECT count(DISTINCT name COLLATE BINARY) FROM tags") == 9)
     }
 
+    @Test func aKeyThatCannotBeKeptAsACursorFailsTheStepAndLosesNoRow() throws {
+        // JSON has no infinity: the high-water key 9e999 cannot be stored with the progress.
+        // Read back as "no key" it would mean an empty table, and the swap would drop every row.
+        let scratch = try RebuildScratch()
+        let schema = "CREATE TABLE readings(at REAL PRIMARY KEY, value TEXT) WITHOUT ROWID;"
+        let path = try scratch.database(
+            sql: schema + "INSERT INTO readings VALUES (1.5, 'a'), (2.5, NULL), (9e999, 'far'); PRAGMA user_version = 1;")
+        let plan = try RebuildFixture.plan(version1: schema, rebuild: """
+            {"table": "readings", "columns": "at REAL PRIMARY KEY, value TEXT NOT NULL", "options": "WITHOUT ROWID",
+             "select": "at, coalesce(value, '')"}
+            """)
+        let (ending, _) = RebuildFixture.migrate(path, plan)
+        guard case .stopped(.failed, let failure) = ending else {
+            Issue.record("the rebuild was meant to fail, but ended \(ending)")
+            return
+        }
+        #expect(failure.sqliteCode == SQLITE_MISMATCH)
+        let db = try Connection(path: path)
+        #expect(try db.userVersion == 1)
+        #expect(try db.integer("SELECT count(*) FROM readings") == 3)
+        #expect(try RebuildFixture.internalObjects(db).isEmpty)
+    }
+
     @Test func rebuildWithFollowingBackfillAndSQLSteps() throws {
         // The contract's example plan, end to end.
         let scratch = try RebuildScratch()
@@ -351,29 +375,27 @@ enum RebuildFixture {
 
     /// Runs the migrator once, as one launch, and collects its events.
     static func migrate(
-        _ path: String, _ plan: Plan, faults: FaultInjection = .none
+        _ path: String, _ plan: Plan, hooks: MigrationHooks? = nil
     ) -> (Migrator.Ending, [MigrationEvent]) {
         let collected = EventLog()
-        let migrator = Migrator(plan: plan, settings: MigrationSettings(spaceCheck: .off, faults: faults))
+        let migrator = Migrator(plan: plan, settings: MigrationSettings(spaceCheck: .off), hooks: hooks)
         let ending = migrator.migrate(databaseAt: path) { collected.events.append($0) }
         return (ending, collected.events)
     }
 
     /// A later launch: what the migrator is to do right after opening (finish an applied
     /// rebuild's purge that the previous launch was killed in), then the run itself.
-    static func relaunch(_ path: String, _ plan: Plan, faults: FaultInjection = .none) throws -> (Migrator.Ending, [MigrationEvent]) {
+    static func relaunch(_ path: String, _ plan: Plan, hooks: MigrationHooks? = nil) throws -> (Migrator.Ending, [MigrationEvent]) {
         do {
             let connection = try Connection(path: path)
             try TableRebuild.finishPendingPurge(connection: connection, plan: plan)
         }
-        return migrate(path, plan, faults: faults)
+        return migrate(path, plan, hooks: hooks)
     }
 
-    /// A fault that stops the step in-process, leaving its transaction open (a simulated kill).
-    static func kill(afterBatches: Int? = nil, at point: FaultInjection.Point? = nil) -> FaultInjection {
-        var faults = FaultInjection(afterBatches: afterBatches, point: point)
-        faults.abandons = true
-        return faults
+    /// Hooks that stop the step in-process, leaving its transaction open (a simulated kill).
+    static func kill(afterBatches: Int? = nil, at checkpoint: MigrationCheckpoint? = nil) -> AbandonAt {
+        AbandonAt(afterBatches: afterBatches, checkpoint: checkpoint)
     }
 
     /// Names of Preflight's own tables and indexes left in the database.
@@ -384,6 +406,17 @@ enum RebuildFixture {
             names += try db.rows("SELECT name FROM sqlite_sequence WHERE name \(pattern)").compactMap { $0[0].textValue }
         }
         return names
+    }
+}
+
+/// Answers `.abandon` at `checkpoint`, or once `afterBatches` batches have committed.
+struct AbandonAt: MigrationHooks {
+    var afterBatches: Int?
+    var checkpoint: MigrationCheckpoint?
+
+    func reached(_ reached: MigrationCheckpoint) -> MigrationHookAnswer {
+        if case .batchesCommitted(let count) = reached, let afterBatches, count >= afterBatches { return .abandon }
+        return reached == checkpoint ? .abandon : .proceed
     }
 }
 

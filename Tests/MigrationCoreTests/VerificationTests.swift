@@ -43,7 +43,7 @@ import TestSupport
 
     /// Builds the fixture with `fixtureSQL`, migrates it to `target` and verifies it.
     private func migrateAndVerify(
-        _ plan: Plan, fixtureSQL: String = version1, target: Int? = nil, mode: RunOptions.Verify = .full,
+        _ plan: Plan, fixtureSQL: String = version1, target: Int? = nil, mode: Verifier.Mode = .full,
         in directory: TemporaryDirectory = TemporaryDirectory("verify")
     ) throws -> Verification {
         let path = try FixtureDatabase.create(at: directory.file("work.db"), sql: fixtureSQL)
@@ -54,7 +54,7 @@ import TestSupport
         #expect(ending == .reached(version: target))
         let scratch = directory.file("scratch")
         try FileManager.default.createDirectory(atPath: scratch, withIntermediateDirectories: true)
-        return try Verifier(plan: plan, target: target, mode: mode, scratchDirectory: scratch)
+        return try Verifier(plan: plan, target: target, mode: mode, freshInstallPath: scratch + "/fresh-install.db")
             .verify(connection: Connection(path: path), tablesBefore: before, startVersion: startVersion)
     }
 
@@ -180,7 +180,7 @@ import TestSupport
 
     @Test func onlyStepsAppliedInThisRunAllowLoss() throws {
         let verifier = Verifier(
-            plan: try plan([Self.step1, Self.deleteUntitledAllowed, Self.step3]), target: 3, mode: .off, scratchDirectory: "/unused")
+            plan: try plan([Self.step1, Self.deleteUntitledAllowed, Self.step3]), target: 3, mode: .off, freshInstallPath: "/unused/fresh-install.db")
         let before: [String: Int64] = ["notes": 20]
         let after: [String: Int64] = ["notes": 15]
         // From version 1: step 2 ran in this run and allows it.
@@ -239,8 +239,8 @@ import TestSupport
         try damageIndex(at: path)
         let step1 = #"{"version": 1, "name": "t", "sql": "CREATE TABLE t(x INTEGER, y INTEGER); CREATE INDEX t_x ON t(y)"}"#
         let plan = try plan([step1])
-        func verify(_ mode: RunOptions.Verify) throws -> Verification {
-            try Verifier(plan: plan, target: 1, mode: mode, scratchDirectory: directory.path)
+        func verify(_ mode: Verifier.Mode) throws -> Verification {
+            try Verifier(plan: plan, target: 1, mode: mode, freshInstallPath: directory.file("fresh-install.db"))
                 .verify(connection: Connection(path: path), tablesBefore: ["t": 3])
         }
         let full = try verify(.full)
@@ -269,7 +269,7 @@ import TestSupport
         let directory = TemporaryDirectory("verify")
         let path = try FixtureDatabase.create(at: directory.file("v1.db"), sql: Self.version1)
         let verification = try Verifier(
-            plan: plan([Self.step1, Self.step2]), target: 2, mode: .quick, scratchDirectory: directory.path
+            plan: plan([Self.step1, Self.step2]), target: 2, mode: .quick, freshInstallPath: directory.file("fresh-install.db")
         ).verify(connection: Connection(path: path), tablesBefore: ["notes": 20, "legacy": 3])
         #expect(verification.final.userVersion == 1)
         #expect(verification.problems.first == "the database is at version 1 after the run, not at the target 2")

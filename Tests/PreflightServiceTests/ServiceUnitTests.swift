@@ -1,12 +1,14 @@
 import Foundation
 import MigrationCore
+import Simulation
+import Synchronization
 import Testing
 import TestSupport
 
 @testable import PreflightService
 
-/// The HTTP layer's parts without a socket: routing, configuration, auth, admission,
-/// formats and rendering.
+/// The HTTP layer without a socket: routing, configuration, auth, admission, formats,
+/// rendering, and whole exchanges in process (`ServiceTests`).
 @Suite struct RouterTests {
     @Test func routesMatchTheirPaths() {
         #expect(Route(path: "/v1/migrations") == .migrations)
@@ -96,34 +98,86 @@ import TestSupport
 }
 
 @Suite struct SchedulerTests {
-    @Test func admitsUpToSlotsPlusQueue() {
+    /// What a wait's check throws to give up.
+    struct GaveUp: Error {}
+
+    /// A wait's check that gives up after `polls` polls (100 ms each), failing the test
+    /// with `what`: a broken scheduler fails the test instead of hanging it.
+    static func bounded(_ what: String, polls: Int = 100) -> () throws -> Void {
+        var count = 0
+        return {
+            count += 1
+            if count > polls {
+                Issue.record("\(what): still waiting after \(polls) polls")
+                throw GaveUp()
+            }
+        }
+    }
+
+    @Test func admitsUpToSlotsPlusQueue() throws {
         let scheduler = JobScheduler(maxRunning: 1, queueLength: 1)
-        let first = scheduler.admit()
-        let second = scheduler.admit()
-        #expect(first != nil && second != nil)
+        let first = try #require(scheduler.admit())
+        let second = try #require(scheduler.admit())
         #expect(scheduler.admit() == nil)
         #expect(scheduler.load == JobScheduler.Load(running: 0, queued: 2, uploading: 2))
-        #expect(scheduler.waitForSlot(first!) { false })
-        #expect(scheduler.load == JobScheduler.Load(running: 1, queued: 1, uploading: 1))
-        // The second waits while the first runs, and gives up when told to.
-        var polls = 0
-        #expect(!scheduler.waitForSlot(second!) { polls += 1; return polls > 2 })
-        #expect(scheduler.load == JobScheduler.Load(running: 1, queued: 0, uploading: 0))
-        scheduler.finish(first!)
-        scheduler.finish(first!)
+        try scheduler.run(first, checking: Self.bounded("the first job, with the slot free")) {
+            #expect(scheduler.load == JobScheduler.Load(running: 1, queued: 1, uploading: 1))
+            // The second waits while the first runs, and gives up when its check throws.
+            var polls = 0
+            #expect(throws: GaveUp.self) {
+                try scheduler.run(
+                    second,
+                    checking: {
+                        polls += 1
+                        if polls == 3 { throw GaveUp() }
+                    }
+                ) { Issue.record("the second job ran while the first held the only slot") }
+            }
+            #expect(polls == 3)
+            #expect(scheduler.load == JobScheduler.Load(running: 1, queued: 0, uploading: 0))
+        }
         #expect(scheduler.load == JobScheduler.Load(running: 0, queued: 0, uploading: 0))
+        // A withdrawn place (an upload that failed) is free again at once.
+        let third = try #require(scheduler.admit())
+        #expect(scheduler.admit() != nil)
+        #expect(scheduler.admit() == nil)
+        scheduler.withdraw(third)
         #expect(scheduler.admit() != nil)
     }
 
-    @Test func waitingJobStartsWhenASlotFrees() {
+    @Test func aWaitingJobRunsOnceTheSlotFrees() throws {
         let scheduler = JobScheduler(maxRunning: 1, queueLength: 1)
-        let first = scheduler.admit()!
-        let second = scheduler.admit()!
-        #expect(scheduler.waitForSlot(first) { false })
-        DispatchQueue.global().asyncAfter(deadline: .now() + 0.2) { scheduler.finish(first) }
-        #expect(scheduler.waitForSlot(second) { false })
-        #expect(scheduler.load.running == 1)
+        let first = try #require(scheduler.admit())
+        let second = try #require(scheduler.admit())
+        let events = Events()
+        let firstRunning = DispatchSemaphore(value: 0)
+        Thread.detachNewThread {
+            scheduler.run(first, checking: {}) {
+                firstRunning.signal()
+                // Holds the slot until the second job is seen waiting for it (at most 10 s).
+                var polls = 0
+                while scheduler.load != JobScheduler.Load(running: 1, queued: 1, uploading: 0), polls < 1000 {
+                    polls += 1
+                    Thread.sleep(forTimeInterval: 0.01)
+                }
+                events.append(polls < 1000 ? "first ends" : "first ends, the second never seen waiting")
+            }
+        }
+        #expect(firstRunning.wait(timeout: .now() + 10) == .success, "the first job never ran")
+        try scheduler.run(second, checking: Self.bounded("the second job, after the first")) {
+            events.append("second runs")
+        }
+        #expect(events.all == ["first ends", "second runs"])
     }
+}
+
+/// Events from several threads, in the order they happened.
+final class Events: Sendable {
+    private let list = Mutex<[String]>([])
+
+    func append(_ event: String) { list.withLock { $0.append(event) } }
+
+    var all: [String] { list.withLock { $0 } }
 }
 
 @Suite struct ConfigurationTests {
@@ -131,11 +185,14 @@ import TestSupport
     private let temporary = TemporaryDirectory("config")
     var directory: String { temporary.path }
 
+    /// The embedded copy is the repository's file, byte for byte: the one place of every default.
     @Test func embeddedDefaultIsTheRepositoryFile() throws {
         let root = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
             .deletingLastPathComponent().path
         let file = try #require(FileManager.default.contents(atPath: root + "/Config/preflight.json"))
-        #expect(JSONValue.parse([UInt8](file)) == JSONValue.parse(Array(ServiceConfiguration.embeddedDefault.utf8)))
+        #expect(
+            ServiceConfiguration.defaultDocument == [UInt8](file),
+            "Sources/PreflightService/Resources/preflight.json differs from Config/preflight.json: copy it over")
         let fromFile = try ServiceConfiguration.load(path: root + "/Config/preflight.json", environment: [:])
         #expect(fromFile.plansDir == root + "/Config/plans")
         #expect(fromFile.port == 8080)
@@ -151,6 +208,22 @@ import TestSupport
         #expect(configuration.jobDir.hasSuffix("/preflight-jobs"))
         #expect(configuration.tokens.isEmpty)
         #expect(configuration.allowsMissingCatalogs)
+    }
+
+    /// The embedded default names every key; a file names some, and the default gives the rest.
+    @Test func aFileOverridesTheDefaultKeyByKey() throws {
+        let defaults = try #require(JSONValue.parse(ServiceConfiguration.defaultDocument)?.objectValue)
+        #expect(Set(defaults.keys) == Set(ServiceConfiguration.keys.map(\.key)))
+        let file = directory + "/Config/partial.json"
+        try FileManager.default.createDirectory(atPath: directory + "/Config", withIntermediateDirectories: true)
+        try #"{"port": 9090, "plans_dir": "my-plans"}"#.write(toFile: file, atomically: true, encoding: .utf8)
+        let configuration = try ServiceConfiguration.load(path: file, environment: [:], currentDirectory: "/srv/app")
+        #expect(configuration.port == 9090)
+        #expect(configuration.plansDir == directory + "/my-plans")
+        #expect(configuration.devicesDir == "/srv/app/Config/devices")
+        #expect(configuration.maxConcurrentJobs == defaults["max_concurrent_jobs"]?.integerValue.map(Int.init))
+        #expect(configuration.queueLength == defaults["queue_length"]?.integerValue.map(Int.init))
+        #expect(!configuration.allowsMissingCatalogs)
     }
 
     @Test func environmentOverridesEveryKey() throws {
@@ -213,14 +286,17 @@ import TestSupport
     }
 
     @Test func missingCatalogDirectoriesStopAConfiguredStart() throws {
-        var configuration = ServiceConfiguration()
+        var configuration = try ServiceConfiguration.load(path: nil, environment: [:])
+        configuration.allowsMissingCatalogs = false
         configuration.plansDir = directory + "/no-plans"
         configuration.devicesDir = directory
+        // A runner whose workers are never started: only the catalogs are looked at.
+        let runner = JobRunner(workerExecutable: "/nonexistent/preflight")
         #expect(throws: ConfigurationError.self) {
-            try Service(configuration: configuration, runner: StubRunner())
+            try Service(configuration: configuration, runner: runner)
         }
         configuration.allowsMissingCatalogs = true
-        let service = try Service(configuration: configuration, runner: StubRunner())
+        let service = try Service(configuration: configuration, runner: runner)
         #expect(service.plans.names.isEmpty)
     }
 }
@@ -279,9 +355,246 @@ import TestSupport
     }
 }
 
-/// A runner that never runs: for services built only to be inspected.
-struct StubRunner: JobExecuting {
-    func run(_ job: Job, cancellation: JobCancellation) -> JobResult {
-        fatalError("not used")
+/// Whole exchanges in process, through the steps `Daemon` drives (`Service.respond`),
+/// on a real `JobRunner` whose workers are the built `preflight` binary.
+@Suite struct ServiceTests {
+    /// Removed when the test's instance of the suite goes away.
+    private let temporary = TemporaryDirectory("service")
+    var jobDir: String { temporary.path + "/jobs" }
+
+    @Test func healthAndTheAPIDocument() throws {
+        let service = try makeService()
+        let health = try #require(send(service, "GET", "/healthz").response)
+        #expect(health.status == 200)
+        #expect(health.json?["status"] == .string("ok"))
+        #expect(
+            health.json?["jobs"]
+                == .object(["running": .number(0), "queued": .number(0), "uploading": .number(0), "kept": .number(0)]))
+        let document = try #require(send(service, "GET", "/openapi.json").response)
+        #expect(document.status == 200)
+        #expect(document.header("content-type") == "application/json")
+        #expect(document.bytes == PackageResources.openapi_json)
+        #expect(JSONValue.parse(document.bytes)?.objectValue?["openapi"] == .string("3.1.0"))
     }
+
+    @Test func plansAreListed() throws {
+        let service = try makeService()
+        let response = try #require(send(service, "GET", "/v1/plans").response)
+        #expect(response.status == 200)
+        guard case .array(let plans)? = response.json?["plans"] else {
+            Issue.record("no plans array: \(String(decoding: response.bytes, as: UTF8.self))")
+            return
+        }
+        #expect(plans.map { $0.objectValue?["name"] } == [.string("notes"), .string("slow")])
+        #expect(plans.first?.objectValue?["newest_version"] == .number(3))
+        #expect(plans.first?.objectValue?["description"] == .string("notes app"))
+        let document = try #require(send(service, "GET", "/v1/plans/notes").response)
+        #expect(String(decoding: document.bytes, as: UTF8.self) == Fixtures.notesPlan())
+    }
+
+    @Test func tokensGuardTheAPIButNotTheProbes() throws {
+        let service = try makeService(environment: ["PREFLIGHT_TOKENS": "t0ken"])
+        let refused = try #require(send(service, "GET", "/v1/plans").response)
+        #expect(refused.status == 401)
+        #expect(refused.errorCode == "unauthorized")
+        #expect(refused.header("www-authenticate") == "Bearer realm=\"preflight\"")
+        let wrong = send(service, "GET", "/v1/plans", headers: ["authorization": "Bearer nope"])
+        #expect(wrong.response?.status == 401)
+        let allowed = send(service, "GET", "/v1/plans", headers: ["authorization": "Bearer t0ken"])
+        #expect(allowed.response?.status == 200)
+        let upload = send(service, "POST", "/v1/migrations?plan=notes", body: [1, 2, 3])
+        #expect(upload.response?.status == 401)
+        for open in ["/healthz", "/metrics", "/openapi.json"] {
+            #expect(send(service, "GET", open).response?.status == 200, "\(open)")
+        }
+        #expect(jobDirEntries.isEmpty)
+    }
+
+    @Test func unknownPlansAre404() throws {
+        let service = try makeService()
+        let document = try #require(send(service, "GET", "/v1/plans/nope").response)
+        #expect(document.status == 404)
+        #expect(document.errorCode == "unknown_plan")
+        let upload = try #require(send(service, "POST", "/v1/migrations?plan=nope", body: [1]).response)
+        #expect(upload.status == 404)
+        #expect(upload.errorCode == "unknown_plan")
+        #expect(upload.errorMessage?.contains("notes, slow") == true)
+        let nowhere = try #require(send(service, "GET", "/v2/nothing").response)
+        #expect(nowhere.status == 404)
+        #expect(nowhere.errorCode == "not_found")
+        #expect(jobDirEntries.isEmpty)
+        #expect(service.scheduler.load == JobScheduler.Load(running: 0, queued: 0, uploading: 0))
+    }
+
+    /// A raw upload's options are resolved from its query before the body: refused, it
+    /// takes no place and leaves no directory.
+    @Test func badOptionsAre400BeforeTheBody() throws {
+        let service = try makeService()
+        let cases = [
+            ("launches=0", "launches"), ("colour=red", "colour"), ("device=toaster", "toaster"),
+            ("watchdog_ms=soon", "watchdog_ms"),
+        ]
+        for (query, named) in cases {
+            let response = try #require(
+                send(service, "POST", "/v1/migrations?plan=notes&\(query)", body: [1]).response)
+            #expect(response.status == 400, "\(query)")
+            #expect(response.errorCode == "invalid_option", "\(query)")
+            #expect(response.errorMessage?.contains(named) == true, "\(query): \(response.errorMessage ?? "")")
+        }
+        #expect(jobDirEntries.isEmpty)
+        #expect(service.scheduler.load == JobScheduler.Load(running: 0, queued: 0, uploading: 0))
+    }
+
+    @Test func requestsThatCannotBeJobs() throws {
+        let service = try makeService()
+        let cases: [(String, String, [String: String], Int, String)] = [
+            ("POST", "/v1/migrations", [:], 400, "bad_request"),
+            ("POST", "/v1/migrations?plan=notes&keep=maybe", [:], 400, "bad_request"),
+            ("GET", "/v1/plans", ["content-length": "1"], 400, "bad_request"),
+            ("GET", "/v1/migrations", [:], 405, "method_not_allowed"),
+            ("POST", "/v1/migrations?plan=notes", ["content-type": "application/json"], 415, "unsupported_media_type"),
+            ("POST", "/v1/migrations?plan=notes", ["content-length": "3000000000"], 413, "payload_too_large"),
+        ]
+        for (method, target, headers, status, code) in cases {
+            let response = try #require(send(service, method, target, headers: headers).response)
+            #expect(response.status == status, "\(method) \(target)")
+            #expect(response.errorCode == code, "\(method) \(target)")
+        }
+        #expect(jobDirEntries.isEmpty)
+    }
+
+    @Test func aMigrationRunsThroughTheRealRunner() throws {
+        let service = try makeService()
+        let database = try Fixtures.notesDatabase(rows: 25, in: temporary.path)
+        let body = try #require(FileManager.default.contents(atPath: database))
+        let response = try #require(
+            send(service, "POST", "/v1/migrations?plan=notes", body: [UInt8](body)).response)
+        #expect(response.status == 200, "\(String(decoding: response.bytes, as: UTF8.self))")
+        #expect(response.header("preflight-outcome") == "completed")
+        let report = try #require(response.json)
+        #expect(report["outcome"] == .string("completed"))
+        #expect(response.header("preflight-job-id").map(JSONValue.string) == report["job_id"])
+        #expect(report["final"]?.objectValue?["tables"]?.objectValue?["notes"] == .number(25))
+        #expect(jobDirEntries.isEmpty, "left: \(jobDirEntries)")
+        #expect(service.scheduler.load == JobScheduler.Load(running: 0, queued: 0, uploading: 0))
+        let metrics = try #require(send(service, "GET", "/metrics").response)
+        let text = String(decoding: metrics.bytes, as: UTF8.self)
+        #expect(text.contains("preflight_jobs_total{outcome=\"completed\"} 1\n"))
+        #expect(text.contains("preflight_upload_bytes_total \(body.count)\n"))
+    }
+
+    @Test func aKeptJobAnswersItsReportAndDatabase() throws {
+        let service = try makeService()
+        let database = try Fixtures.notesDatabase(rows: 5, in: temporary.path)
+        let body = try #require(FileManager.default.contents(atPath: database))
+        let response = try #require(
+            send(service, "POST", "/v1/migrations?plan=notes&keep=1", body: [UInt8](body)).response)
+        #expect(response.status == 200)
+        let id = try #require(response.header("preflight-job-id"))
+        #expect(response.header("location") == "/v1/jobs/\(id)")
+        #expect(jobDirEntries == [id])
+        let text = try #require(
+            send(service, "GET", "/v1/jobs/\(id)", headers: ["accept": "text/plain"]).response)
+        #expect(String(decoding: text.bytes, as: UTF8.self).hasPrefix("completed"))
+        let download = try #require(send(service, "GET", "/v1/jobs/\(id)/database").response)
+        #expect(download.header("content-type") == "application/vnd.sqlite3")
+        guard case .file(let path, _) = download.body else {
+            Issue.record("the database is not streamed from its file")
+            return
+        }
+        #expect(Fixtures.count("notes", in: path) == 5)
+    }
+
+    /// A client that leaves mid-job: the job is cancelled (its worker killed), nothing is
+    /// answered, and its place and directory are given back.
+    @Test func aClientThatLeavesCancelsItsJob() throws {
+        let service = try makeService()
+        let database = try Fixtures.notesDatabase(in: temporary.path)
+        let body = try #require(FileManager.default.contents(atPath: database))
+        let answer = send(service, "POST", "/v1/migrations?plan=slow", body: [UInt8](body), clientGone: { true })
+        guard case .clientGone = answer else {
+            Issue.record("answered \(answer.response?.status ?? 0) to a client that had left")
+            return
+        }
+        #expect(jobDirEntries.isEmpty, "left: \(jobDirEntries)")
+        #expect(service.scheduler.load == JobScheduler.Load(running: 0, queued: 0, uploading: 0))
+        #expect(service.lifecycle.runningJobs == 0)
+        let metrics = String(decoding: try #require(send(service, "GET", "/metrics").response).bytes, as: UTF8.self)
+        #expect(metrics.contains("preflight_jobs_total{outcome=\"cancelled\"} 1\n"))
+        #expect(metrics.contains("preflight_jobs_total{outcome=\"completed\"} 0\n"))
+    }
+
+    @Test func aDrainingServiceTakesNoJobs() throws {
+        let service = try makeService()
+        service.lifecycle.beginDraining()
+        let refused = try #require(send(service, "POST", "/v1/migrations?plan=notes", body: [1]).response)
+        #expect(refused.status == 503)
+        #expect(refused.errorCode == "shutting_down")
+        #expect(refused.header("retry-after") == "5")
+        let health = try #require(send(service, "GET", "/healthz").response)
+        #expect(health.status == 503)
+        #expect(health.json?["status"] == .string("draining"))
+        #expect(jobDirEntries.isEmpty)
+    }
+
+    // MARK: - Helpers
+
+    /// A service over the test plans and devices, its jobs in this test's directory.
+    private func makeService(environment: [String: String] = [:]) throws -> Service {
+        try FileManager.default.createDirectory(atPath: jobDir, withIntermediateDirectories: true)
+        let configuration = try ServiceConfiguration.load(
+            path: nil, environment: ["PREFLIGHT_JOB_DIR": jobDir].merging(environment) { $1 },
+            currentDirectory: temporary.path)
+        var plans: [String: Plan] = [:]
+        for (name, text) in Fixtures.plans { plans[name] = try PlanDecoder.decode(Array(text.utf8)) }
+        let devices = try Fixtures.devices.map { name, text in
+            try DeviceProfileDecoder.decode(Array(text.utf8), source: name + ".json")
+        }
+        return Service(
+            configuration: configuration, plans: PlanCatalog(plans: plans), devices: DeviceCatalog(profiles: devices),
+            runner: JobRunner(workerExecutable: try preflightExecutable()), log: RequestLog(enabled: false))
+    }
+
+    /// One exchange: the request as `Daemon` reads it (`target` is the path and query; a
+    /// body declares its length), then `Service.respond`.
+    private func send(
+        _ service: Service, _ method: String, _ target: String, body: [UInt8] = [], headers: [String: String] = [:],
+        clientGone: () -> Bool = { false }
+    ) -> Answer {
+        let parts = target.split(separator: "?", maxSplits: 1)
+        var query: [String: String] = [:]
+        for argument in parts.dropFirst().first?.split(separator: "&") ?? [] {
+            let pair = argument.split(separator: "=", maxSplits: 1, omittingEmptySubsequences: false)
+            query[String(pair[0])] = pair.count > 1 ? String(pair[1]) : ""
+        }
+        var headers = headers
+        if !body.isEmpty { headers["content-length"] = String(body.count) }
+        let request = Request(method: method, path: String(parts.first ?? ""), query: query, headers: headers)
+        return service.respond(to: request, body: body, clientGone: clientGone)
+    }
+
+    private var jobDirEntries: [String] { (try? FileManager.default.contentsOfDirectory(atPath: jobDir)) ?? [] }
+}
+
+extension Answer {
+    /// The response to send; nil when the client was gone.
+    var response: HTTPResponse? {
+        guard case .response(let response) = self else { return nil }
+        return response
+    }
+}
+
+extension HTTPResponse {
+    var bytes: [UInt8] {
+        guard case .bytes(let bytes) = body else { return [] }
+        return bytes
+    }
+
+    var json: [String: JSONValue]? { JSONValue.parse(bytes)?.objectValue }
+
+    func header(_ name: String) -> String? { headers.first { $0.name.lowercased() == name }?.value }
+
+    var errorCode: String? { json?["error"]?.objectValue?["code"]?.stringValue }
+
+    var errorMessage: String? { json?["error"]?.objectValue?["message"]?.stringValue }
 }

@@ -39,7 +39,7 @@ public enum HeaderReading: Sendable, Equatable {
 extension DatabaseHeader {
     /// Reads and checks the header of the file at `path`.
     ///
-    /// A launch killed mid-transaction can leave the file longer or shorter than its
+    /// A run interrupted mid-transaction can leave the file longer or shorter than its
     /// header says, with a hot journal beside it that SQLite rolls back when it next opens
     /// the file. So when `path-journal` is there (not empty), the size checks are left to
     /// that recovery.
@@ -47,11 +47,21 @@ extension DatabaseHeader {
         guard let handle = FileHandle(forReadingAtPath: path) else {
             return .invalid("the file cannot be opened for reading")
         }
+        // Read only: closing can lose nothing, so a failing close changes no answer.
         defer { try? handle.close() }
-        let fileSize = (try? handle.seekToEnd()) ?? 0
-        try? handle.seek(toOffset: 0)
-        let bytes = [UInt8]((try? handle.read(upToCount: size)) ?? Data())
-        let journal = (try? FileManager.default.attributesOfItem(atPath: path + "-journal"))?[.size] as? UInt64 ?? 0
+        let fileSize: UInt64
+        let bytes: [UInt8]
+        do {
+            // An I/O error is not an empty file: that would read as a fresh install.
+            fileSize = try handle.seekToEnd()
+            try handle.seek(toOffset: 0)
+            bytes = [UInt8](try handle.read(upToCount: size) ?? Data())
+        } catch {
+            return .invalid("the file cannot be read: \(error.localizedDescription)")
+        }
+        // No journal, or one that cannot even be looked at: either way SQLite rolls nothing
+        // back when it opens the file, so the sizes must hold as they are.
+        let journal = (try? FileManager.default.attributesOfItem(atPath: DatabaseFiles(path).journal))?[.size] as? UInt64 ?? 0
         return parse(bytes, fileSize: fileSize, hotJournal: journal > 0)
     }
 

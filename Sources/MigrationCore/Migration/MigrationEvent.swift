@@ -1,7 +1,7 @@
 /// What the migrator reports as it goes, one value per event.
 ///
-/// Events are flat records so that they travel as JSON lines (a worker process writes
-/// them on its stdout; the parent reads them even from a launch that was killed).
+/// Events are flat records so that they travel as JSON lines: another process can read
+/// them as they come, even from a process that died in the middle of a step.
 /// An event about durable progress is emitted only after its transaction committed.
 public struct MigrationEvent: Sendable, Codable, Equatable {
     public enum Kind: String, Sendable, Codable {
@@ -11,9 +11,10 @@ public struct MigrationEvent: Sendable, Codable, Equatable {
         /// A batch of a rebuild or backfill committed together with its cursor.
         case batchCommitted = "batch_committed"
         case stepFinished = "step_finished"
-        /// The step did not apply: `stepStatus` says refused or failed, `outcome` how the run ends.
+        /// The step did not apply (or, without a `version`, the file was refused before any
+        /// step); `stop` says why the migration stopped.
         case stepFailed = "step_failed"
-        /// The launch is done; `userVersion` is the version reached.
+        /// The migration is done; `userVersion` is the version reached.
         case finished
     }
 
@@ -34,7 +35,7 @@ public struct MigrationEvent: Sendable, Codable, Equatable {
     public var cursor: [SQLiteValue]?
     public var estimatedBytes: Int64?
     public var space: StepSpace?
-    public var outcome: Outcome?
+    public var stop: Migrator.Stop?
     public var failure: Failure?
     /// Something the step did not fail for but a person should know (`step_finished`).
     public var warning: String?
@@ -50,7 +51,7 @@ public struct MigrationEvent: Sendable, Codable, Equatable {
         case event, version, userVersion = "user_version", applicationID = "application_id"
         case journalMode = "journal_mode", name, stepKind = "kind", costClass = "cost_class"
         case elapsedMs = "elapsed_ms", swapMs = "swap_ms", rows, batches, cursor
-        case estimatedBytes = "estimated_bytes", space, outcome, failure, warning, atMs = "at_ms"
+        case estimatedBytes = "estimated_bytes", space, stop, failure, warning, atMs = "at_ms"
     }
 }
 

@@ -1,20 +1,22 @@
-/// How the migrator runs: everything an embedding app or Preflight's worker chooses.
+/// How the migrator runs: everything the app (or a rehearsal of it) chooses.
 public struct MigrationSettings: Sendable, Equatable {
     /// The version to migrate to; nil for the plan's newest.
     public var target: Int?
-    public var spaceCheck: RunOptions.SpaceCheck
+    public var spaceCheck: SpaceCheck
     public var connection: ConnectionSettings
-    /// Test-only abrupt exits.
-    public var faults: FaultInjection
 
-    public init(
-        target: Int? = nil, spaceCheck: RunOptions.SpaceCheck = .estimate,
-        connection: ConnectionSettings = ConnectionSettings(), faults: FaultInjection = .none
-    ) {
+    public init(target: Int? = nil, spaceCheck: SpaceCheck = .estimate, connection: ConnectionSettings = ConnectionSettings()) {
         self.target = target
         self.spaceCheck = spaceCheck
         self.connection = connection
-        self.faults = faults
+    }
+
+    /// Whether a step is refused when its space estimate exceeds the free space.
+    public enum SpaceCheck: String, Sendable, Codable {
+        /// Estimate each step before it runs; refuse it when it would not fit.
+        case estimate
+        /// Run every step; a disk that fills stops it with SQLITE_FULL.
+        case off
     }
 }
 

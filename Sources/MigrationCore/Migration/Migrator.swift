@@ -2,7 +2,7 @@ import CSQLite
 import Foundation
 
 /// Migrates one database file with a plan: the library an app could embed to run its
-/// own migrations on device, and what Preflight's worker runs for each launch.
+/// own migrations on device (Preflight's rehearsals run it the same way).
 ///
 /// The header is read before any SQL; the gate refuses newer and foreign files; then
 /// each pending step runs in its own transaction (chunked steps in many small ones),
@@ -15,20 +15,17 @@ public final class Migrator {
     public let plan: Plan
     public let settings: MigrationSettings
     let spaceMeter: SpaceMeter?
+    let hooks: MigrationHooks?
     private let clock = ContinuousClock()
 
-    public init(plan: Plan, settings: MigrationSettings, spaceMeter: SpaceMeter? = nil) {
+    /// - Parameters:
+    ///   - spaceMeter: where free space and each step's space come from; nil for unmetered.
+    ///   - hooks: asked at every checkpoint (`MigrationCheckpoint`); nil for none.
+    public init(plan: Plan, settings: MigrationSettings, spaceMeter: SpaceMeter? = nil, hooks: MigrationHooks? = nil) {
         self.plan = plan
         self.settings = settings
         self.spaceMeter = spaceMeter
-    }
-
-    /// How one call to `migrate` ended.
-    public enum Ending: Sendable, Equatable {
-        /// The target was reached.
-        case reached(version: Int)
-        /// The run stopped: refused, failed, disk full or not a database.
-        case stopped(Outcome, Failure)
+        self.hooks = hooks
     }
 
     public var target: Int { settings.target ?? plan.newestVersion }
@@ -41,9 +38,9 @@ public final class Migrator {
             emit(event)
         }
         let ending = run(path: path, emit: stamped)
-        if case .stopped(let outcome, let failure) = ending, outcome == .invalidDatabase || failure.step == nil {
+        if case .stopped(let stop, let failure) = ending, stop == .invalidDatabase || failure.step == nil {
             var event = MigrationEvent(.stepFailed)
-            event.outcome = outcome
+            event.stop = stop
             event.failure = failure
             stamped(event)
         }
@@ -113,7 +110,7 @@ public final class Migrator {
         var batchesThisLaunch = 0
         while version < target, let step = plan.step(version: version + 1) {
             let context = StepContext(
-                connection: connection, plan: plan, step: step, faults: settings.faults,
+                connection: connection, plan: plan, step: step, hooks: hooks,
                 adoptApplicationID: adoptApplicationID, batchesThisLaunch: batchesThisLaunch,
                 spaceMeter: spaceMeter, emit: emit)
             if let stopped = runStep(step, context: context, emit: emit) { return stopped }
@@ -155,7 +152,7 @@ public final class Migrator {
             // tables the step touches), and a kill during it is a kill in this step.
             emit(startedEvent)
             let estimate = try SpaceEstimator(connection: context.connection).estimate(step)
-            settings.faults.stepStarting(step.version)
+            try context.checkpoint(.stepStarting(version: step.version))
             if settings.spaceCheck == .estimate, let estimate, let free = spaceMeter?.freeBytes(), estimate > free {
                 return stop(step, .refused, Failure(
                     kind: Failure.Kind.insufficientSpace, step: step.version,
@@ -188,17 +185,17 @@ public final class Migrator {
     }
 
     private func stop(
-        _ step: Step, _ outcome: Outcome, _ failure: Failure, stepStart: ContinuousClock.Instant,
+        _ step: Step, _ stop: Stop, _ failure: Failure, stepStart: ContinuousClock.Instant,
         emit: (MigrationEvent) -> Void
     ) -> Ending {
         var event = MigrationEvent(.stepFailed, version: step.version)
-        event.outcome = outcome
+        event.stop = stop
         event.failure = failure
         event.estimatedBytes = failure.neededBytes
         event.elapsedMs = milliseconds(clock.now - stepStart)
         event.space = spaceMeter?.stepSpace()
         emit(event)
-        return .stopped(outcome, failure)
+        return .stopped(stop, failure)
     }
 
     private func executor(for step: Step) -> StepExecutor {

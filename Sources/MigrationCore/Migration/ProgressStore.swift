@@ -1,10 +1,11 @@
+import CSQLite
 import Foundation
 
 /// The durable cursor of a chunked step, kept in the migrated database itself so that
 /// it commits in the same transaction as the batch it describes.
 ///
 /// One row per step with work in progress. A database at version N-1 with a row for
-/// step N is a valid intermediate state: the next launch continues from `cursor`.
+/// step N is a valid intermediate state: the next run continues from `cursor`.
 /// Tables named `_preflight_*` are Preflight's own and are left out of row counts and
 /// schema comparisons.
 public struct ProgressStore {
@@ -60,7 +61,7 @@ public struct ProgressStore {
         return Progress(
             step: Int(row[0].integerValue ?? 0), definition: row[1].textValue ?? "", phase: row[2].textValue ?? "",
             rows: row[3].integerValue ?? 0, batches: Int(row[4].integerValue ?? 0),
-            cursor: ProgressStore.decodeKey(row[5]), highWater: ProgressStore.decodeKey(row[6]))
+            cursor: try ProgressStore.decodeKey(row[5]), highWater: try ProgressStore.decodeKey(row[6]))
     }
 
     /// Writes `progress`; call inside the transaction whose work it records.
@@ -76,7 +77,7 @@ public struct ProgressStore {
         ).run([
             .integer(Int64(progress.step)), .text(progress.definition), .text(progress.phase),
             .integer(progress.rows), .integer(Int64(progress.batches)),
-            ProgressStore.encodeKey(progress.cursor), ProgressStore.encodeKey(progress.highWater),
+            try ProgressStore.encodeKey(progress.cursor), try ProgressStore.encodeKey(progress.highWater),
         ])
     }
 
@@ -90,13 +91,26 @@ public struct ProgressStore {
         }
     }
 
-    static func encodeKey(_ key: [SQLiteValue]?) -> SQLiteValue {
-        guard let key, let data = try? JSONEncoder().encode(key) else { return .null }
-        return .text(String(decoding: data, as: UTF8.self))
+    // A key that cannot be stored or read back is an error, never "no key": a nil
+    // high-water key means the table was empty, and a nil cursor means "from the first
+    // row", so either would silently skip or repeat rows.
+
+    static func encodeKey(_ key: [SQLiteValue]?) throws(SQLiteError) -> SQLiteValue {
+        guard let key else { return .null }
+        do {
+            return .text(String(decoding: try JSONEncoder().encode(key), as: UTF8.self))
+        } catch {
+            // JSON has no infinity: a REAL key of ±Inf.
+            throw SQLiteError(code: SQLITE_MISMATCH, message: "the key \(key) cannot be kept as a resumable cursor: \(error)")
+        }
     }
 
-    static func decodeKey(_ value: SQLiteValue) -> [SQLiteValue]? {
-        guard let text = value.textValue else { return nil }
-        return try? JSONDecoder().decode([SQLiteValue].self, from: Data(text.utf8))
+    static func decodeKey(_ value: SQLiteValue) throws(SQLiteError) -> [SQLiteValue]? {
+        guard value != .null else { return nil }
+        guard let text = value.textValue, let key = try? JSONDecoder().decode([SQLiteValue].self, from: Data(text.utf8)) else {
+            throw SQLiteError(
+                code: SQLITE_CORRUPT, message: "\(ProgressStore.table) holds a cursor that cannot be read: \(value)")
+        }
+        return key
     }
 }

@@ -21,11 +21,12 @@ struct SQLStep: StepExecutor {
             // The hand-written 12-step rebuild: rows copied into a new table, the old one dropped.
             if droppedRows && changedRows { cost = .rewrite }
             try context.stampVersion()
-            context.reached(.insideStep)
+            try context.checkpoint(.insideStep)
             try connection.execute("COMMIT")
         } catch {
             // After SQLITE_FULL and some other errors SQLite rolls back only the statement.
-            connection.rollbackIfNeeded()
+            // An abandoned step leaves its transaction open, as a kill would.
+            if error != .abandoned { connection.rollbackIfNeeded() }
             throw error
         }
         return StepWork(costClass: cost)

@@ -6,7 +6,7 @@ public final class StepContext {
     public let connection: Connection
     public let plan: Plan
     public let step: Step
-    let faults: FaultInjection
+    private let hooks: MigrationHooks?
     private let spaceMeter: SpaceMeter?
     private let emit: (MigrationEvent) -> Void
     /// The application id to write with this step (adopting a file that had 0), if any.
@@ -14,20 +14,20 @@ public final class StepContext {
     private var batchesThisLaunch: Int
 
     init(
-        connection: Connection, plan: Plan, step: Step, faults: FaultInjection, adoptApplicationID: Int32?,
+        connection: Connection, plan: Plan, step: Step, hooks: MigrationHooks?, adoptApplicationID: Int32?,
         batchesThisLaunch: Int, spaceMeter: SpaceMeter?, emit: @escaping (MigrationEvent) -> Void
     ) {
         self.spaceMeter = spaceMeter
         self.connection = connection
         self.plan = plan
         self.step = step
-        self.faults = faults
+        self.hooks = hooks
         self.adoptApplicationID = adoptApplicationID
         self.batchesThisLaunch = batchesThisLaunch
         self.emit = emit
     }
 
-    /// Total batches committed in this launch so far, across steps.
+    /// Total batches committed since `migrate` began, across steps.
     var launchBatchCount: Int { batchesThisLaunch }
 
     /// Sets `user_version` to the step's version (and adopts the plan's application id
@@ -40,15 +40,16 @@ public final class StepContext {
     }
 
     /// Reports a batch that has committed (call after COMMIT returned), with the step's
-    /// totals so far and the cursor now durable.
-    public func batchCommitted(rows: Int64, batches: Int, cursor: [SQLiteValue]?) {
+    /// totals so far and the cursor now durable; then asks the hooks
+    /// (`.batchesCommitted`), so it throws `SQLiteError.abandoned` when they say so.
+    public func batchCommitted(rows: Int64, batches: Int, cursor: [SQLiteValue]?) throws(SQLiteError) {
         var event = MigrationEvent(.batchCommitted, version: step.version)
         event.rows = rows
         event.batches = batches
         event.cursor = cursor
         emit(event)
         batchesThisLaunch += 1
-        faults.batchesCommitted(batchesThisLaunch)
+        try checkpoint(.batchesCommitted(count: batchesThisLaunch))
     }
 
     /// Ends the step's own space window and opens one for its clean-up (a rebuild's purge
@@ -61,21 +62,10 @@ public final class StepContext {
         return space
     }
 
-    /// Test-only: exits abruptly when the fault plan names `point`.
-    public func reached(_ point: FaultInjection.Point) {
-        faults.reached(point)
-    }
-
-    /// Test-only: `reached(point)`, or, for in-process tests (`FaultInjection.abandons`),
-    /// throws `FaultInjection.abandoned`, which the caller lets through without cleanup.
-    func stopIfFaulted(at point: FaultInjection.Point) throws(SQLiteError) {
-        faults.reached(point)
-        if faults.abandons(at: point) { throw FaultInjection.abandoned }
-    }
-
-    /// Test-only: after `batchCommitted`, the in-process form of the batch-count fault.
-    func stopIfFaultedAfterBatch() throws(SQLiteError) {
-        if faults.abandons(afterBatches: batchesThisLaunch) { throw FaultInjection.abandoned }
+    /// Tells the hooks that the step reached `checkpoint`; throws `SQLiteError.abandoned`
+    /// when they answer `.abandon`, which the caller lets through without cleanup.
+    public func checkpoint(_ checkpoint: MigrationCheckpoint) throws(SQLiteError) {
+        if hooks?.reached(checkpoint) == .abandon { throw SQLiteError.abandoned }
     }
 }
 
@@ -87,7 +77,7 @@ public struct StepWork: Sendable, Equatable {
     public var swapMs: Int?
     /// The step's own space, when it was measured before a clean-up (`beginCleanup`).
     public var space: StepSpace?
-    /// The step applied, but its clean-up ran out of room and waits for a later launch.
+    /// The step applied, but its clean-up ran out of room and waits for a later run.
     public var cleanupPending = false
 
     public init(

@@ -10,7 +10,7 @@ public struct Plan: Sendable, Equatable {
     public var freshInstall: FreshInstall?
     /// SHA-256 of the plan document as given, hex.
     public var sha256: String
-    /// The plan document as given, byte for byte (what a worker process is handed).
+    /// The plan document as given, byte for byte (to hand to another process).
     public var document: [UInt8]
 
     /// The version a fresh install of the newest app has.

@@ -119,8 +119,14 @@ public enum PlanDecoder {
             indexes: try fields.optionalCreateStatements("indexes", keyword: "INDEX"),
             triggers: try fields.optionalCreateStatements("triggers", keyword: "TRIGGER"))
         if let options = rebuild.options {
-            let words = options.split(whereSeparator: { $0 == "," || $0.isWhitespace }).map { $0.uppercased() }
-            guard words.allSatisfy({ ["WITHOUT", "ROWID", "STRICT"].contains($0) }) else {
+            // Spliced in after the new table's column list: only these words, commas and
+            // whitespace as SQLite reads them (a comment could swallow what follows).
+            let tokenizer = SQLTokenizer(options)
+            guard tokenizer.allSatisfy({ token in
+                token.kind == .whitespace || tokenizer.matches(token, ",")
+                    || ((token.kind == .keyword || token.kind == .identifier)
+                        && ["WITHOUT", "ROWID", "STRICT"].contains { tokenizer.matches(token, $0) })
+            }) else {
                 throw PlanError("\(fields.context): \"options\" may hold WITHOUT ROWID and STRICT, got \"\(options)\"")
             }
         }

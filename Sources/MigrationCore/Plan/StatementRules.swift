@@ -41,17 +41,18 @@ enum StatementRules {
         }
     }
 
-    /// The first `count` words of `statement` in upper case, comments skipped, with `.`
-    /// as a word of its own and a quoted name (`"notes"`, `[notes]`) as the name; they
-    /// end at the first token of another kind.
+    /// The first `count` words of `statement` in upper case (ASCII letters, as SQLite
+    /// folds them), comments skipped, with `.` as a word of its own and a quoted name
+    /// (`"notes"`, `[notes]`) as the name; they end at the first token of another kind.
     static func leadingWords(of statement: String, count: Int) -> [String] {
-        let clauses = SQLClauses(statement)
+        let tokenizer = SQLTokenizer(statement)
         var words: [String] = []
-        for token in clauses.tokens.prefix(count) {
+        for token in tokenizer where !token.isTrivia {
+            guard words.count < count else { break }
             switch token.kind {
-            case .word: words.append(token.keyword)
-            case .quoted: words.append(clauses.unquoted(token).uppercased())
-            case .punctuation where token.keyword == ".": words.append(".")
+            case .keyword, .identifier: words.append(tokenizer.text(token).asciiUppercased())
+            case .quotedIdentifier: words.append(tokenizer.unquoted(token).asciiUppercased())
+            case .punctuation where tokenizer.matches(token, "."): words.append(".")
             default: return words
             }
         }

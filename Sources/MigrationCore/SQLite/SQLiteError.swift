@@ -34,7 +34,7 @@ public struct SQLiteError: Error, Sendable, Equatable, CustomStringConvertible {
 
     /// Throws for anything but `SQLITE_OK`, `SQLITE_ROW` and `SQLITE_DONE`.
     @discardableResult
-    static func check(_ code: Int32, _ db: OpaquePointer?, sql: String? = nil) throws(SQLiteError) -> Int32 {
+    public static func check(_ code: Int32, _ db: OpaquePointer?, sql: String? = nil) throws(SQLiteError) -> Int32 {
         switch code {
         case SQLITE_OK, SQLITE_ROW, SQLITE_DONE:
             return code

@@ -1,26 +1,29 @@
-/// Just enough of a SQL lexer to find the clauses of a statement at its top level: the
+/// Just enough of a SQL reader to find the clauses of a statement at its top level: the
 /// key list of a CREATE INDEX, the SET and WHERE of an UPDATE, the SELECT of an INSERT.
 ///
 /// The space estimate measures the data a statement will touch by running a read-only
 /// query built from these clauses; SQLite has no API that hands them out. Anything this
-/// cannot take apart gives nil, and the estimate falls back to a coarser bound.
+/// cannot take apart gives nil, and the estimate falls back to a coarser bound. The
+/// tokens are `SQLTokenizer`'s, whitespace and comments left out.
 struct SQLClauses {
     /// One token, with the parenthesis depth it starts at (a "(" is at its outer depth).
     struct Token {
-        enum Kind { case word, quoted, string, number, punctuation }
+        enum Kind { case word, quoted, string, number, variable, punctuation }
         var kind: Kind
-        var range: Range<String.Index>
+        /// Where the token is in the text's UTF-8 bytes.
+        var range: Range<Int>
         var depth: Int
-        /// Upper-cased text of a word, the character of punctuation, empty otherwise.
+        /// Upper-cased (ASCII, as SQLite folds) text of a word, the text of punctuation
+        /// (an operator such as `<=` is one token), empty otherwise.
         var keyword: String
     }
 
-    let text: String
     let tokens: [Token]
+    private let tokenizer: SQLTokenizer
 
     init(_ sql: String) {
-        text = sql
-        tokens = SQLClauses.lex(sql)
+        tokenizer = SQLTokenizer(sql)
+        tokens = SQLClauses.tokens(of: tokenizer)
     }
 
     // MARK: - Clauses of the statements the estimate looks into
@@ -65,7 +68,8 @@ struct SQLClauses {
         if end < tokens.count, tokens[end].keyword == "FROM" { return nil }
         var assignments: [(String, String)] = []
         for assignment in splitTokens(from: set + 1, to: end) {
-            guard assignment.count >= 3, tokens[assignment.lowerBound + 1].keyword == "=",
+            // `==` is SQLite's other spelling of `=` (both are TK_EQ).
+            guard assignment.count >= 3, ["=", "=="].contains(tokens[assignment.lowerBound + 1].keyword),
                 let column = unquotedName(tokens[assignment.lowerBound..<(assignment.lowerBound + 1)])
             else { return nil }
             assignments.append((column, source(from: assignment.lowerBound + 2, to: assignment.upperBound)))
@@ -137,13 +141,13 @@ struct SQLClauses {
 
     // MARK: - Token helpers
 
-    /// Text from the start of token `start` to the start of token `end` (the end of the text
-    /// when `end` is past the last token), trimmed.
+    /// Text from the start of token `start` to the end of the token before `end` (the last
+    /// token when `end` is nil or past it): comments between them kept, none after them,
+    /// so that the text can be spliced into other SQL.
     func source(from start: Int, to end: Int? = nil) -> String {
-        guard start < tokens.count else { return "" }
-        let upper = (end ?? tokens.count) < tokens.count ? tokens[end!].range.lowerBound : text.endIndex
-        guard tokens[start].range.lowerBound <= upper else { return "" }
-        return String(text[tokens[start].range.lowerBound..<upper]).trimmingWhitespace()
+        let last = min(end ?? tokens.count, tokens.count) - 1
+        guard start <= last else { return "" }
+        return tokenizer.text(tokens[start].range.lowerBound..<tokens[last].range.upperBound)
     }
 
     func firstTopLevel(_ keyword: String, after start: Int = -1) -> Int? {
@@ -197,82 +201,35 @@ struct SQLClauses {
 
     /// A word or quoted name as the name it spells, without its quotes.
     func unquoted(_ token: Token) -> String {
-        let raw = String(text[token.range])
-        guard token.kind == .quoted, let first = raw.first else { return raw }
-        let closing: Character = first == "[" ? "]" : first
-        let body = raw.dropFirst().dropLast()
-        return body.replacingOccurrences(of: String([closing, closing]), with: String(closing))
+        let spelled = SQLToken(kind: token.kind == .quoted ? .quotedIdentifier : .identifier, range: token.range)
+        return tokenizer.unquoted(spelled)
     }
 
-    // MARK: - Lexer
+    // MARK: - Tokens
 
-    private static func lex(_ sql: String) -> [Token] {
+    /// The tokenizer's tokens other than whitespace and comments, with their depth.
+    private static func tokens(of tokenizer: SQLTokenizer) -> [Token] {
         var tokens: [Token] = []
         var depth = 0
-        var index = sql.startIndex
-        func advance(while predicate: (Character) -> Bool) {
-            while index < sql.endIndex, predicate(sql[index]) { index = sql.index(after: index) }
-        }
-        while index < sql.endIndex {
-            let character = sql[index]
-            let start = index
-            if character.isWhitespace {
-                index = sql.index(after: index)
-                continue
+        for token in tokenizer {
+            let kind: Token.Kind
+            var keyword = ""
+            switch token.kind {
+            case .whitespace, .comment: continue
+            case .keyword, .identifier:
+                kind = .word
+                keyword = tokenizer.text(token).asciiUppercased()
+            case .quotedIdentifier: kind = .quoted
+            case .string, .blob: kind = .string
+            case .number: kind = .number
+            case .variable: kind = .variable
+            case .punctuation, .illegal:
+                kind = .punctuation
+                keyword = tokenizer.text(token)
             }
-            if character == "-", sql[index...].hasPrefix("--") {
-                advance { $0 != "\n" }
-                continue
-            }
-            if character == "/", sql[index...].hasPrefix("/*") {
-                index = sql.index(index, offsetBy: 2)
-                while index < sql.endIndex, !sql[index...].hasPrefix("*/") { index = sql.index(after: index) }
-                index = index < sql.endIndex ? sql.index(index, offsetBy: 2) : index
-                continue
-            }
-            switch character {
-            case "'", "\"", "`", "[":
-                let closing: Character = character == "[" ? "]" : character
-                index = sql.index(after: index)
-                while index < sql.endIndex {
-                    let next = sql[index]
-                    index = sql.index(after: index)
-                    if next == closing {
-                        // A doubled quote stays inside ('it''s', "a""b"); ] cannot be doubled.
-                        if closing != "]", index < sql.endIndex, sql[index] == closing {
-                            index = sql.index(after: index)
-                            continue
-                        }
-                        break
-                    }
-                }
-                tokens.append(Token(
-                    kind: character == "'" ? .string : .quoted, range: start..<index, depth: depth, keyword: ""))
-            case _ where character.isLetter || character == "_" || character == "$" || character == "@"
-                || character == ":" || character == "?" || character == "#":
-                index = sql.index(after: index)
-                advance { $0.isLetter || $0.isNumber || $0 == "_" || $0 == "$" }
-                // x'..' and X'..' are blob literals.
-                if (character == "x" || character == "X"), index == sql.index(after: start), index < sql.endIndex,
-                    sql[index] == "'"
-                {
-                    index = sql.index(after: index)
-                    advance { $0 != "'" }
-                    if index < sql.endIndex { index = sql.index(after: index) }
-                    tokens.append(Token(kind: .string, range: start..<index, depth: depth, keyword: ""))
-                } else {
-                    tokens.append(Token(
-                        kind: .word, range: start..<index, depth: depth, keyword: String(sql[start..<index]).uppercased()))
-                }
-            case _ where character.isNumber || (character == "." && sql[sql.index(after: index)...].first?.isNumber == true):
-                advance { $0.isNumber || $0.isLetter || $0 == "." }
-                tokens.append(Token(kind: .number, range: start..<index, depth: depth, keyword: ""))
-            default:
-                index = sql.index(after: index)
-                if character == ")" { depth = max(0, depth - 1) }
-                tokens.append(Token(kind: .punctuation, range: start..<index, depth: depth, keyword: String(character)))
-                if character == "(" { depth += 1 }
-            }
+            if keyword == ")" { depth = max(0, depth - 1) }
+            tokens.append(Token(kind: kind, range: token.range, depth: depth, keyword: keyword))
+            if keyword == "(" { depth += 1 }
         }
         return tokens
     }

@@ -1,11 +1,10 @@
-import CSQLite
-
 /// Puts schema SQL into one canonical spelling, so that two statements that SQLite reads
 /// the same way compare equal however they were typed.
 ///
-/// OVERVIEW: the text is split into tokens the way SQLite's tokenizer splits it (strings,
-/// quoted names, blobs, numbers, words, operators; comments and whitespace dropped), each
-/// token gets one spelling, and the tokens are joined with fixed spacing rules:
+/// OVERVIEW: the text is split into tokens by `SQLTokenizer`, as SQLite's tokenizer splits
+/// it (strings, quoted names, blobs, numbers, words, operators; comments and whitespace
+/// dropped), each token gets one spelling, and the tokens are joined with fixed spacing
+/// rules:
 ///
 /// - keywords (`sqlite3_keyword_check`) in upper case, identifiers in lower case (SQLite
 ///   folds identifiers for ASCII letters only, and so does this);
@@ -41,7 +40,7 @@ enum SQLNormalizer {
     // MARK: - Normalizing
 
     /// `name` as SQLite compares names: ASCII letters lower-cased, nothing else changed.
-    static func fold(_ name: String) -> String { asciiLowercased(name) }
+    static func fold(_ name: String) -> String { name.asciiLowercased() }
 
     /// `sql`, one complete statement, in its canonical spelling.
     static func statement(_ sql: String) -> String {
@@ -155,188 +154,46 @@ enum SQLNormalizer {
 
     // MARK: - Tokenizing
 
-    /// The canonical tokens of `sql`, comments and whitespace dropped.
+    /// The canonical tokens of `sql` (read by `SQLTokenizer`), comments and whitespace dropped.
     static func tokens(_ sql: String) -> [Token] {
-        var scanner = Scanner(bytes: Array(sql.utf8))
-        var result: [Token] = []
-        while let token = scanner.next() { result.append(token) }
-        return result
+        let tokenizer = SQLTokenizer(sql)
+        return tokenizer.compactMap { token in
+            let text = tokenizer.text(token)
+            switch token.kind {
+            case .whitespace, .comment:
+                return nil
+            case .keyword:
+                return Token(kind: .keyword, text: text.asciiUppercased(), name: text.asciiLowercased())
+            case .identifier:
+                return Token(kind: .identifier, text: text.asciiLowercased(), name: text.asciiLowercased())
+            case .quotedIdentifier:
+                return quotedName(tokenizer.unquoted(token))
+            case .string, .variable:
+                return Token(kind: .literal, text: text)
+            case .blob:
+                // x'AB' -> X'ab': the digits between the quotes in lower case.
+                return Token(kind: .literal, text: "X" + String(text.dropFirst()).asciiLowercased())
+            case .number:
+                return Token(kind: .literal, text: text.asciiLowercased())
+            case .punctuation:
+                return Token(kind: .punctuation, text: text == "==" ? "=" : text == "<>" ? "!=" : text)
+            case .illegal:
+                // Not in SQL that SQLite accepted; kept as written.
+                return Token(kind: .punctuation, text: text)
+            }
+        }
     }
 
-    private struct Scanner {
-        let bytes: [UInt8]
-        var position = 0
-
-        init(bytes: [UInt8]) { self.bytes = bytes }
-
-        private func byte(at offset: Int) -> UInt8? {
-            position + offset < bytes.count ? bytes[position + offset] : nil
+    /// A quoted name: spelled like the same bare word when it is a plain word, so that
+    /// `"notes"` and `notes` (and `"key"` and `key`) come out the same.
+    private static func quotedName(_ content: String) -> Token {
+        let lowered = content.asciiLowercased()
+        // A plain word: the whole name reads as one bare word.
+        let bare = SQLTokenizer(content)
+        let word = bare.bytes.isEmpty ? nil : bare.token(at: 0)
+        if let word, word.range.count == bare.bytes.count, word.kind == .keyword || word.kind == .identifier {
+            return Token(kind: .identifier, text: word.kind == .keyword ? content.asciiUppercased() : lowered, name: lowered)
         }
-
-        private func text(_ range: Range<Int>) -> String {
-            String(decoding: bytes[range], as: UTF8.self)
-        }
-
-        mutating func next() -> Token? {
-            skipSpaceAndComments()
-            guard let first = byte(at: 0) else { return nil }
-            switch first {
-            case UInt8(ascii: "'"):
-                let content = quoted(closing: UInt8(ascii: "'"))
-                return Token(kind: .literal, text: "'" + content.replacingOccurrences(of: "'", with: "''") + "'")
-            case UInt8(ascii: "\""), UInt8(ascii: "`"):
-                return quotedName(quoted(closing: first))
-            case UInt8(ascii: "["):
-                return quotedName(quoted(closing: UInt8(ascii: "]")))
-            case UInt8(ascii: "x") where byte(at: 1) == UInt8(ascii: "'"),
-                UInt8(ascii: "X") where byte(at: 1) == UInt8(ascii: "'"):
-                position += 1
-                return Token(kind: .literal, text: "X'" + asciiLowercased(quoted(closing: UInt8(ascii: "'"))) + "'")
-            case UInt8(ascii: "0")...UInt8(ascii: "9"):
-                return number()
-            case UInt8(ascii: ".") where byte(at: 1).map(isDigit) == true:
-                return number()
-            case UInt8(ascii: "?"), UInt8(ascii: ":"), UInt8(ascii: "@"), UInt8(ascii: "$"):
-                let start = position
-                position += 1
-                while let next = byte(at: 0), isWordByte(next) { position += 1 }
-                return Token(kind: .literal, text: text(start..<position))
-            default:
-                if isWordStart(first) { return word() }
-                return punctuation()
-            }
-        }
-
-        private mutating func skipSpaceAndComments() {
-            while let current = byte(at: 0) {
-                if current == UInt8(ascii: " ") || (9...13).contains(current) {
-                    position += 1
-                } else if current == UInt8(ascii: "-") && byte(at: 1) == UInt8(ascii: "-") {
-                    while let next = byte(at: 0), next != UInt8(ascii: "\n") { position += 1 }
-                } else if current == UInt8(ascii: "/") && byte(at: 1) == UInt8(ascii: "*") {
-                    position += 2
-                    while position < bytes.count && !(byte(at: 0) == UInt8(ascii: "*") && byte(at: 1) == UInt8(ascii: "/")) {
-                        position += 1
-                    }
-                    position = min(position + 2, bytes.count)
-                } else {
-                    return
-                }
-            }
-        }
-
-        /// Reads a quoted run starting at the opening quote; a doubled closing quote is
-        /// one quote (except for `[...]`, which has no escape). Returns the content.
-        private mutating func quoted(closing: UInt8) -> String {
-            position += 1
-            var content: [UInt8] = []
-            while let current = byte(at: 0) {
-                position += 1
-                if current == closing {
-                    if closing != UInt8(ascii: "]") && byte(at: 0) == closing {
-                        content.append(closing)
-                        position += 1
-                        continue
-                    }
-                    break
-                }
-                content.append(current)
-            }
-            return String(decoding: content, as: UTF8.self)
-        }
-
-        /// A quoted name: spelled like the same bare word when it is a plain word, so that
-        /// `"notes"` and `notes` (and `"key"` and `key`) come out the same.
-        private func quotedName(_ content: String) -> Token {
-            let lowered = asciiLowercased(content)
-            let utf8 = Array(content.utf8)
-            if let first = utf8.first, isWordStart(first), utf8.allSatisfy(isWordByte) {
-                let keyword = isKeyword(content)
-                return Token(kind: .identifier, text: keyword ? asciiUppercased(content) : lowered, name: lowered)
-            }
-            return Token(kind: .identifier, text: "\"" + lowered.replacingOccurrences(of: "\"", with: "\"\"") + "\"", name: lowered)
-        }
-
-        private mutating func word() -> Token {
-            let start = position
-            while let next = byte(at: 0), isWordByte(next) { position += 1 }
-            let spelled = text(start..<position)
-            let lowered = asciiLowercased(spelled)
-            if isKeyword(spelled) {
-                return Token(kind: .keyword, text: asciiUppercased(spelled), name: lowered)
-            }
-            return Token(kind: .identifier, text: lowered, name: lowered)
-        }
-
-        private mutating func number() -> Token {
-            let start = position
-            if byte(at: 0) == UInt8(ascii: "0"), let x = byte(at: 1), x == UInt8(ascii: "x") || x == UInt8(ascii: "X") {
-                position += 2
-                while let next = byte(at: 0), isHexDigit(next) { position += 1 }
-            } else {
-                while let next = byte(at: 0), isDigit(next) || next == UInt8(ascii: ".") { position += 1 }
-                if let e = byte(at: 0), e == UInt8(ascii: "e") || e == UInt8(ascii: "E") {
-                    position += 1
-                    if let sign = byte(at: 0), sign == UInt8(ascii: "+") || sign == UInt8(ascii: "-") { position += 1 }
-                    while let next = byte(at: 0), isDigit(next) { position += 1 }
-                }
-            }
-            return Token(kind: .literal, text: asciiLowercased(text(start..<position)))
-        }
-
-        private static let operators = ["->>", "||", "<=", ">=", "<>", "!=", "==", "<<", ">>", "->"]
-
-        private mutating func punctuation() -> Token {
-            for candidate in Scanner.operators {
-                let candidateBytes = Array(candidate.utf8)
-                if position + candidateBytes.count <= bytes.count
-                    && Array(bytes[position..<(position + candidateBytes.count)]) == candidateBytes {
-                    position += candidateBytes.count
-                    let canonical = candidate == "==" ? "=" : candidate == "<>" ? "!=" : candidate
-                    return Token(kind: .punctuation, text: canonical)
-                }
-            }
-            // One character (a whole UTF-8 sequence, should a stray one appear).
-            let start = position
-            position += 1
-            while let next = byte(at: 0), next & 0xC0 == 0x80 { position += 1 }
-            return Token(kind: .punctuation, text: text(start..<position))
-        }
+        return Token(kind: .identifier, text: "\"" + lowered.replacingOccurrences(of: "\"", with: "\"\"") + "\"", name: lowered)
     }
-}
-
-// MARK: - Character classes
-
-private func isDigit(_ byte: UInt8) -> Bool { (UInt8(ascii: "0")...UInt8(ascii: "9")).contains(byte) }
-
-private func isHexDigit(_ byte: UInt8) -> Bool {
-    isDigit(byte) || (UInt8(ascii: "a")...UInt8(ascii: "f")).contains(byte)
-        || (UInt8(ascii: "A")...UInt8(ascii: "F")).contains(byte)
-}
-
-private func isWordStart(_ byte: UInt8) -> Bool {
-    (UInt8(ascii: "a")...UInt8(ascii: "z")).contains(byte) || (UInt8(ascii: "A")...UInt8(ascii: "Z")).contains(byte)
-        || byte == UInt8(ascii: "_") || byte >= 0x80
-}
-
-private func isWordByte(_ byte: UInt8) -> Bool {
-    isWordStart(byte) || isDigit(byte) || byte == UInt8(ascii: "$")
-}
-
-/// Whether SQLite's tokenizer reads `word` as a keyword (https://sqlite.org/c3ref/keyword_check.html).
-private func isKeyword(_ word: String) -> Bool {
-    var word = word
-    return word.withUTF8 { buffer in
-        buffer.withMemoryRebound(to: CChar.self) { characters in
-            sqlite3_keyword_check(characters.baseAddress, Int32(characters.count)) != 0
-        }
-    }
-}
-
-private func asciiLowercased(_ text: String) -> String {
-    String(decoding: text.utf8.map { (65...90).contains($0) ? $0 + 32 : $0 }, as: UTF8.self)
-}
-
-private func asciiUppercased(_ text: String) -> String {
-    String(decoding: text.utf8.map { (97...122).contains($0) ? $0 - 32 : $0 }, as: UTF8.self)
 }

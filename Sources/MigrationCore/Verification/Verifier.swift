@@ -4,27 +4,39 @@ import Foundation
 /// (CONTRACT §3): integrity, foreign keys, rows lost, and the schema compared with a
 /// fresh install of the same version.
 ///
-///     let verifier = Verifier(plan: plan, target: 5, mode: .full, scratchDirectory: jobDirectory)
+///     let verifier = Verifier(plan: plan, target: 5, mode: .full, freshInstallPath: scratchPath)
 ///     let verification = try verifier.verify(connection: connection, tablesBefore: inputTables)
 ///     if !verification.passed { ... outcome verification_failed ... }
 ///
 /// The migrated file is only read, through the connection the caller opened (perhaps
-/// through the space VFS). The fresh install is built in a new file in
-/// `scratchDirectory`, removed afterwards.
+/// through the space VFS). The fresh install is built in a new file at
+/// `freshInstallPath`, removed afterwards.
 public struct Verifier: Sendable {
     public let plan: Plan
     public let target: Int
-    public let mode: RunOptions.Verify
-    public let scratchDirectory: String
+    public let mode: Mode
+    /// Where the fresh install is built: an empty file made there, then removed with its
+    /// journal or WAL. Whatever was there before is removed first.
+    public let freshInstallPath: String
+
+    /// How thoroughly the file's integrity is checked; the other checks always run.
+    public enum Mode: String, Sendable, Codable {
+        /// `PRAGMA integrity_check`.
+        case full
+        /// `PRAGMA quick_check`: no index-against-table cross-check.
+        case quick
+        /// No integrity check.
+        case off
+    }
 
     /// How many lines of `integrity_check` / `quick_check` the report keeps.
     static let integrityLines = 10
 
-    public init(plan: Plan, target: Int, mode: RunOptions.Verify, scratchDirectory: String) {
+    public init(plan: Plan, target: Int, mode: Mode, freshInstallPath: String) {
         self.plan = plan
         self.target = target
         self.mode = mode
-        self.scratchDirectory = scratchDirectory
+        self.freshInstallPath = freshInstallPath
     }
 
     /// Verifies the database open on `connection`.
@@ -180,15 +192,14 @@ public struct Verifier: Sendable {
     /// is for that version, otherwise steps 1...target replayed on an empty file, as an
     /// app installed at that version would have done.
     private func freshInstallSnapshot() throws(FreshInstallFailure) -> SchemaSnapshot {
-        let files = FileManager.default
-        try? files.createDirectory(atPath: scratchDirectory, withIntermediateDirectories: true)
-        let path = scratchDirectory + "/fresh-install-\(UUID().uuidString).db"
-        guard files.createFile(atPath: path, contents: Data()) else {
+        let files = DatabaseFiles(freshInstallPath)
+        // A journal or WAL left by a verification cut short would be replayed into the new file.
+        files.remove()
+        let path = files.path
+        guard FileManager.default.createFile(atPath: path, contents: Data()) else {
             throw FreshInstallFailure(message: "the fresh install for the schema comparison cannot be created at \(path)")
         }
-        defer {
-            for suffix in ["", "-journal", "-wal", "-shm"] { try? files.removeItem(atPath: path + suffix) }
-        }
+        defer { files.remove() }
         if let script = plan.freshInstall, script.version == target, target == plan.newestVersion {
             return try runScript(script, path: path)
         }

@@ -1,6 +1,7 @@
 import Foundation
 import Glibc
 import MigrationCore
+import Simulation
 
 /// `preflight run`: rehearses a plan on a copy of a database file and prints the report.
 ///
@@ -69,14 +70,16 @@ public enum RunCommand {
         }
 
         let directory = try JobDirectory.create(parent: NSTemporaryDirectory())
+        // Best effort: a temporary directory left behind loses no result, and the report
+        // (already printed, or an error) is what the caller needs.
         defer { try? FileManager.default.removeItem(atPath: directory.path) }
-        let job = Job(id: directory.id, directory: directory.path, plan: plan, options: options, device: device)
-        try FileManager.default.copyItem(atPath: databasePath, toPath: job.inputPath)
+        let job = Job(directory: directory, plan: plan, options: options, device: device)
+        try FileManager.default.copyItem(atPath: databasePath, toPath: directory.input.path)
         if let walPath {
             guard FileManager.default.isReadableFile(atPath: walPath) else {
                 throw UsageError("cannot read the WAL file \(walPath)")
             }
-            try FileManager.default.copyItem(atPath: walPath, toPath: job.inputWALPath)
+            try FileManager.default.copyItem(atPath: walPath, toPath: directory.input.wal)
         }
 
         let result = JobRunner(workerExecutable: workerExecutable).run(job, cancellation: JobCancellation()) { line in

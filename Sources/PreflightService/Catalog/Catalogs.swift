@@ -1,5 +1,6 @@
 import Foundation
 import MigrationCore
+import Simulation
 
 /// The device profiles of a directory (`Config/devices`), by name.
 public struct DeviceCatalog: Sendable {

@@ -1,4 +1,5 @@
 import MigrationCore
+import Simulation
 
 /// Reads a device profile document, naming the file and the key of every problem.
 enum DeviceProfileDecoder {

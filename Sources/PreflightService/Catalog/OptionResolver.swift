@@ -1,5 +1,6 @@
 import Foundation
 import MigrationCore
+import Simulation
 
 /// A run option that cannot be used, with a message naming the option and what it accepts.
 public struct OptionError: Error, Sendable, Equatable, CustomStringConvertible {
@@ -47,13 +48,13 @@ public struct OptionResolver: Sendable {
             options.launches = try integer(text, option: "launches", range: 1...100)
         }
         if let text = values["space_check"] {
-            guard let value = RunOptions.SpaceCheck(rawValue: text) else {
+            guard let value = MigrationSettings.SpaceCheck(rawValue: text) else {
                 throw OptionError("space_check must be \"estimate\" or \"off\", got \"\(text)\"")
             }
             options.spaceCheck = value
         }
         if let text = values["verify"] {
-            guard let value = RunOptions.Verify(rawValue: text) else {
+            guard let value = Verifier.Mode(rawValue: text) else {
                 throw OptionError("verify must be \"full\", \"quick\" or \"off\", got \"\(text)\"")
             }
             options.verify = value

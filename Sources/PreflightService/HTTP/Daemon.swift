@@ -2,7 +2,11 @@ import CMicroHTTPD
 import Foundation
 import MigrationCore
 
-/// The libmicrohttpd daemon and its callbacks.
+/// The libmicrohttpd daemon and its callbacks: a thin adapter that hands each piece of
+/// a request to the service's step for it (`Service.begin`, `receive`, `finish`) and
+/// keeps the request's state in an `Exchange`. Every exchange counts as in flight
+/// (`Lifecycle`) from its headers to its end, so that a graceful shutdown waits for its
+/// answer.
 ///
 /// Threading: a thread per connection (`MHD_USE_THREAD_PER_CONNECTION` with an internal
 /// poll thread for accepting). A job can take minutes; its connection's thread blocks
@@ -66,49 +70,11 @@ final class Daemon: @unchecked Sendable {
     }
 }
 
-// MARK: - One request
-
-/// One request from its headers to the end of its answer: the per-request state that
-/// libmicrohttpd keeps for us in `*con_cls`. Used only by the connection's thread.
-final class Exchange {
-    let started = ContinuousClock.now
-    let request: Request
-    let routeLabel: String
-    var status = 0
-    var bytesIn: Int64 = 0
-    var bytesOut: Int64 = 0
-    var jobID: String?
-    var outcome: String?
-    /// The upload being read or the job running; nil once answered.
-    var upload: MigrationUpload?
-    /// An answer decided after the headers, queued on the next call.
-    var pending: HTTPResponse?
-    /// True from admission on: the exchange counts as in flight for a graceful shutdown.
-    var holdsJob = false
-
-    init(request: Request) {
-        self.request = request
-        routeLabel = Route(path: request.path)?.label ?? Route.unmatchedLabel
-    }
-
-    func took(_ response: HTTPResponse) {
-        status = response.status
-        bytesOut = response.body.count
-        jobID = response.jobID ?? jobID
-        outcome = response.outcome ?? outcome
-    }
-
-    var logEntry: RequestLog.Entry {
-        RequestLog.Entry(
-            method: request.method, route: routeLabel, status: status, bytesIn: bytesIn, bytesOut: bytesOut,
-            ms: milliseconds(ContinuousClock.now - started), jobID: jobID, outcome: outcome)
-    }
-}
-
 // MARK: - Callbacks (global functions: libmicrohttpd calls them on its own threads)
 
 /// Called after the headers (`*con_cls == NULL`), once per piece of body, and once more
-/// with `*upload_data_size == 0` when the body is complete.
+/// with `*upload_data_size == 0` when the body is complete (or right away when there is
+/// none). Hands each to the service's step for it.
 private func accessHandler(
     cls: UnsafeMutableRawPointer?, connection: OpaquePointer?, url: UnsafePointer<CChar>?, method: UnsafePointer<CChar>?,
     version: UnsafePointer<CChar>?, uploadData: UnsafePointer<CChar>?, uploadDataSize: UnsafeMutablePointer<Int>?,
@@ -117,31 +83,28 @@ private func accessHandler(
     guard let cls, let connection, let conCls, let uploadDataSize else { return .NO }
     let service = Unmanaged<Service>.fromOpaque(cls).takeUnretainedValue()
 
-    // > After the headers: decide everything that does not need the body.
+    // > After the headers: the service decides everything that does not need the body.
     guard let pointer = conCls.pointee else {
         let request = readRequest(connection, url: url, method: method)
         let exchange = Exchange(request: request)
         conCls.pointee = Unmanaged.passRetained(exchange).toOpaque()
+        service.lifecycle.enter()
         switch service.begin(request) {
         case .respond(let response) where request.hasBody:
             // Answered before the body is read; libmicrohttpd then closes the connection.
             return queue(response, on: connection, for: exchange)
         case .respond(let response):
-            // Queued on the next call: a response queued on the first call makes
-            // libmicrohttpd 0.9.75 close the connection, and keep-alive clients pay for that.
-            exchange.pending = response
+            exchange.stage = .pending(response)
             return .YES
         case .upload(let upload):
-            exchange.upload = upload
             exchange.jobID = upload.id
-            exchange.holdsJob = true
             if upload.bodyKind == .multipart, !upload.attachPostProcessor(connection) {
                 service.discard(upload)
-                exchange.upload = nil
                 return queue(
                     .error(.badRequest("multipart/form-data needs a boundary parameter in Content-Type")), on: connection,
                     for: exchange)
             }
+            exchange.stage = .uploading(upload)
             return .YES
         }
     }
@@ -152,34 +115,40 @@ private func accessHandler(
         let count = uploadDataSize.pointee
         uploadDataSize.pointee = 0
         exchange.bytesIn += Int64(count)
-        guard let upload = exchange.upload, let uploadData else { return .YES }
+        guard case .uploading(let upload) = exchange.stage, let uploadData else { return .YES }
         do {
             try service.receive(upload, bytes: UnsafeRawPointer(uploadData), count: count)
             return .YES
         } catch {
-            exchange.upload = nil
+            exchange.stage = .over
             answerMidBody(.error(error), on: connection, for: exchange)
             return .NO
         }
     }
 
-    if let pending = exchange.pending {
-        exchange.pending = nil
-        return queue(pending, on: connection, for: exchange)
+    // > The body is complete.
+    switch exchange.stage {
+    case .over:
+        return .YES
+    case .pending(let response):
+        exchange.stage = .over
+        return queue(response, on: connection, for: exchange)
+    case .uploading(let upload):
+        // From here the service owns the upload. The job runs now, blocking this
+        // connection's thread, which watches its own socket for the client leaving.
+        exchange.stage = .over
+        let socket = preflight_mhd_connection_fd(connection)
+        let answer = service.finish(upload, request: exchange.request) {
+            socket >= 0 && preflight_peer_closed(socket, 0) != 0
+        }
+        switch answer {
+        case .response(let response):
+            return queue(response, on: connection, for: exchange)
+        case .clientGone:
+            exchange.outcome = Metrics.cancelledOutcome
+            return .NO
+        }
     }
-
-    // > The body is complete: run the job (this blocks the connection's thread).
-    guard let upload = exchange.upload else { return .YES }
-    let socket = preflight_mhd_connection_fd(connection)
-    let response = service.finishMigration(upload, request: exchange.request) {
-        socket >= 0 && preflight_peer_closed(socket, 0) != 0
-    }
-    exchange.upload = nil
-    if response.status == 499 {
-        exchange.took(response)
-        return .NO
-    }
-    return queue(response, on: connection, for: exchange)
 }
 
 /// Called when a request ends: answered, or broken off by the client, a timeout or the
@@ -192,14 +161,13 @@ private func requestCompleted(
     conCls.pointee = nil
     let service = Unmanaged<Service>.fromOpaque(cls).takeUnretainedValue()
     let exchange = Unmanaged<Exchange>.fromOpaque(pointer).takeRetainedValue()
-    if let upload = exchange.upload {
+    if case .uploading(let upload) = exchange.stage {
         // The client left (or the server stopped) in the middle of the upload.
-        exchange.upload = nil
+        exchange.stage = .over
         service.discard(upload)
         exchange.outcome = Metrics.cancelledOutcome
     }
-    if exchange.status == 0 { exchange.status = 499 }
-    if exchange.holdsJob { service.lifecycle.leave() }
+    service.lifecycle.leave()
     service.record(exchange.logEntry)
 }
 

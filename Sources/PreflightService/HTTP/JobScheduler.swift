@@ -3,8 +3,11 @@ import Foundation
 /// Admission and slots: at most `maxRunning` jobs run, at most `queueLength` more are
 /// admitted (uploading, or uploaded and waiting for a slot, in arrival order); anyone
 /// beyond both is turned away (503) before their upload is read.
+///
+/// A ticket is given back exactly once: by `run` (the job ran, or gave up waiting), or
+/// by `withdraw` (the job never got that far).
 final class JobScheduler: @unchecked Sendable {
-    /// A place held by one admitted job until `finish`.
+    /// A place held by one admitted job.
     struct Ticket: Sendable, Hashable {
         fileprivate let number: Int
     }
@@ -41,38 +44,25 @@ final class JobScheduler: @unchecked Sendable {
         return Ticket(number: nextNumber)
     }
 
-    /// Waits until the job may run, in arrival order of finished uploads. Polls
-    /// `giveUp` (the client left, the server stops) every 100 ms; answers false if it
-    /// gave up, and the ticket is then finished.
-    func waitForSlot(_ ticket: Ticket, giveUp: () -> Bool) -> Bool {
-        condition.lock()
-        defer { condition.unlock() }
-        uploading.remove(ticket.number)
-        waiting.append(ticket.number)
-        while true {
-            if waiting.first == ticket.number, running.count < maxRunning {
-                waiting.removeFirst()
-                running.insert(ticket.number)
-                condition.broadcast()
-                return true
-            }
-            if giveUp() {
-                waiting.removeAll { $0 == ticket.number }
-                condition.broadcast()
-                return false
-            }
-            _ = condition.wait(until: Date(timeIntervalSinceNow: 0.1))
-        }
+    /// Waits until the job may run (in the arrival order of finished uploads), runs
+    /// `job` in its slot, and gives the place back when `job` returns or throws.
+    ///
+    /// While it waits, `check` is called every 100 ms: what it throws (the client left,
+    /// the server stops) ends the wait, gives the place back, and is rethrown.
+    func run<Value, Failure: Error>(
+        _ ticket: Ticket, checking check: () throws(Failure) -> Void, _ job: () throws(Failure) -> Value
+    ) throws(Failure) -> Value {
+        try waitForSlot(ticket, checking: check)
+        defer { leaveSlot(ticket) }
+        return try job()
     }
 
-    /// Gives the place back, whatever state the job was in; finishing twice is harmless.
-    func finish(_ ticket: Ticket) {
+    /// Gives back the place of an admitted job that will not run: its upload failed or
+    /// was abandoned.
+    func withdraw(_ ticket: Ticket) {
         condition.lock()
         defer { condition.unlock() }
         uploading.remove(ticket.number)
-        waiting.removeAll { $0 == ticket.number }
-        running.remove(ticket.number)
-        condition.broadcast()
     }
 
     var load: Load {
@@ -83,4 +73,37 @@ final class JobScheduler: @unchecked Sendable {
 
     /// Seconds a turned-away client should wait: a rough guess from the queue's length.
     var retryAfterSeconds: Int { 5 + 5 * (queueLength / max(1, maxRunning)) }
+
+    // MARK: - Slots
+
+    private func waitForSlot<Failure: Error>(_ ticket: Ticket, checking check: () throws(Failure) -> Void) throws(Failure) {
+        condition.lock()
+        defer { condition.unlock() }
+        uploading.remove(ticket.number)
+        waiting.append(ticket.number)
+        while true {
+            if waiting.first == ticket.number, running.count < maxRunning {
+                waiting.removeFirst()
+                running.insert(ticket.number)
+                // The next in line may fit too.
+                condition.broadcast()
+                return
+            }
+            do {
+                try check()
+            } catch {
+                waiting.removeAll { $0 == ticket.number }
+                condition.broadcast()
+                throw error
+            }
+            _ = condition.wait(until: Date(timeIntervalSinceNow: 0.1))
+        }
+    }
+
+    private func leaveSlot(_ ticket: Ticket) {
+        condition.lock()
+        defer { condition.unlock() }
+        running.remove(ticket.number)
+        condition.broadcast()
+    }
 }

@@ -1,5 +1,6 @@
 import Foundation
 import MigrationCore
+import Simulation
 import Synchronization
 
 /// Jobs run with `keep=1`: their report and migrated database stay for `keep_seconds`,

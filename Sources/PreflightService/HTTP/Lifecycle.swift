@@ -1,3 +1,4 @@
+import Simulation
 import Synchronization
 
 /// The server's life after SIGTERM: it stops taking jobs, lets running ones finish
@@ -7,7 +8,7 @@ final class Lifecycle: Sendable {
         var draining = false
         /// Jobs running now, by job id.
         var running: [String: JobCancellation] = [:]
-        /// Admitted uploads and jobs whose exchange has not ended (the answer is not sent yet).
+        /// Exchanges that have begun and not ended: their answer is not sent yet.
         var inFlight = 0
         /// The grace period is over: every job, even one starting now, is cancelled.
         var cancelling = false
@@ -19,8 +20,10 @@ final class Lifecycle: Sendable {
 
     func beginDraining() { state.withLock { $0.draining = true } }
 
+    /// An exchange begins (its headers are in); `Daemon` calls it and `leave` in pairs.
     func enter() { state.withLock { $0.inFlight += 1 } }
 
+    /// An exchange ended: answered, or broken off.
     func leave() { state.withLock { $0.inFlight -= 1 } }
 
     var inFlight: Int { state.withLock { $0.inFlight } }

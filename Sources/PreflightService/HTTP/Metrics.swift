@@ -1,5 +1,6 @@
 import Foundation
 import MigrationCore
+import Simulation
 import Synchronization
 
 /// The service's counters, answered as Prometheus text on `/metrics`.

@@ -1,10 +1,13 @@
 import CMicroHTTPD
 import Foundation
 import MigrationCore
+import Simulation
 
 /// The upload of one `POST /v1/migrations`, from its admission (after the headers) to
 /// the start of its job: the bytes go straight to `job_dir/<id>/input.db` (and
-/// `input.db-wal`) as they arrive, so memory does not grow with the file.
+/// `input.db-wal`) as they arrive, so memory does not grow with the file. It holds the
+/// job's scheduler ticket, which the service gives back once (`Service.discard` or the
+/// job's slot).
 ///
 /// Used only by the connection's own thread (libmicrohttpd runs a thread per
 /// connection here), hence `@unchecked Sendable` for the hop into the handler.
@@ -21,17 +24,14 @@ final class MigrationUpload: @unchecked Sendable {
     static let maxPlanPartBytes = 4 << 20
     static let maxOptionsPartBytes = 64 << 10
 
-    let id: String
-    let directory: String
+    let directory: JobDirectory
     let ticket: JobScheduler.Ticket
     let bodyKind: BodyKind
     let keep: Bool
     let maxBytes: Int64
     let admitted = ContinuousClock.now
-    /// `plan=NAME` from the query, already checked to be registered.
-    let registeredPlan: (name: String, plan: Plan)?
-    /// Options from the query (everything but `plan` and `keep`).
-    let queryOptions: [String: String]
+    /// The plan and options as the headers left them.
+    let spec: JobSpec
 
     private(set) var received: Int64 = 0
     private(set) var database: FileSink?
@@ -43,22 +43,17 @@ final class MigrationUpload: @unchecked Sendable {
     private var postProcessor: OpaquePointer?
 
     init(
-        id: String, directory: String, ticket: JobScheduler.Ticket, bodyKind: BodyKind, keep: Bool, maxBytes: Int64,
-        declaredBytes: Int64?, registeredPlan: (name: String, plan: Plan)?, queryOptions: [String: String]
+        directory: JobDirectory, ticket: JobScheduler.Ticket, bodyKind: BodyKind, keep: Bool, maxBytes: Int64,
+        declaredBytes: Int64?, spec: JobSpec
     ) throws(HTTPError) {
-        self.id = id
         self.directory = directory
         self.ticket = ticket
         self.bodyKind = bodyKind
         self.keep = keep
         self.maxBytes = maxBytes
-        self.registeredPlan = registeredPlan
-        self.queryOptions = queryOptions
-        guard mkdir(directory, 0o700) == 0 else {
-            throw .internal("cannot create the job directory: \(String(cString: strerror(errno)))")
-        }
+        self.spec = spec
         if bodyKind == .raw {
-            database = try FileSink(path: directory + "/" + Job.inputName, expectedBytes: declaredBytes)
+            database = try FileSink(path: databasePath, expectedBytes: declaredBytes)
         }
     }
 
@@ -66,8 +61,9 @@ final class MigrationUpload: @unchecked Sendable {
         if let postProcessor { _ = MHD_destroy_post_processor(postProcessor) }
     }
 
-    var databasePath: String { directory + "/" + Job.inputName }
-    var walPath: String { databasePath + "-wal" }
+    var id: String { directory.id }
+    var databasePath: String { directory.input.path }
+    var walPath: String { directory.input.wal }
     var uploadMs: Int { milliseconds(ContinuousClock.now - admitted) }
 
     /// Parses multipart bodies with libmicrohttpd's post processor; false when the

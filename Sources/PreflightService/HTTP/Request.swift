@@ -1,12 +1,23 @@
 import Foundation
 
 /// A request as the service reads it: the method, the path without the query, the
-/// query arguments and the headers (names in lower case).
+/// query arguments and the headers (names in lower case), and the route its path
+/// matches, read once here.
 struct Request: Sendable {
-    var method: String
-    var path: String
-    var query: [String: String] = [:]
-    var headers: [String: String] = [:]
+    let method: String
+    let path: String
+    let query: [String: String]
+    let headers: [String: String]
+    /// Nil when nothing lives at the path.
+    let route: Route?
+
+    init(method: String, path: String, query: [String: String] = [:], headers: [String: String] = [:]) {
+        self.method = method
+        self.path = path
+        self.query = query
+        self.headers = headers
+        route = Route(path: path)
+    }
 
     func header(_ name: String) -> String? { headers[name.lowercased()] }
 

@@ -1,5 +1,6 @@
 import Foundation
 import MigrationCore
+import Simulation
 import Synchronization
 
 /// One JSON line per request on stderr:
@@ -15,6 +16,10 @@ final class RequestLog: Sendable {
         var jobID: String?
         var outcome: String?
     }
+
+    /// The status logged and counted for a request that got no answer because the client
+    /// went away: nginx's 499 ("client closed request"). It never goes on the wire.
+    static let clientClosedStatus = 499
 
     private let lock = Mutex(())
     private let enabled: Bool

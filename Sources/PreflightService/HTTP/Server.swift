@@ -1,6 +1,7 @@
 import Dispatch
 import Foundation
 import MigrationCore
+import Simulation
 
 /// `preflight serve`: the HTTP service of CONTRACT §5, configured as §6 says.
 public enum Server {
@@ -17,7 +18,7 @@ public enum Server {
         do {
             let configuration = try ServiceConfiguration.load(path: configPath)
             try prepareJobDirectory(configuration.jobDir)
-            service = try Service(configuration: configuration, runner: WorkerJobExecutor(runner: JobRunner(workerExecutable: workerExecutable)))
+            service = try Service(configuration: configuration, runner: JobRunner(workerExecutable: workerExecutable))
         } catch {
             FileHandle.standardError.write(Data("preflight serve: \(error)\n".utf8))
             return 2

@@ -1,5 +1,6 @@
 import Foundation
 import MigrationCore
+import Simulation
 
 /// The three faces of a report: JSON for programs, a short text for people in a
 /// terminal, JUnit XML for CI systems. `preflight run --format` and the HTTP service
@@ -45,7 +46,7 @@ public enum ReportRendering {
             "plan \(report.plan.name) -> v\(report.plan.targetVersion) on device \(report.options.device), "
                 + "\(launchCount) launch\(launchCount == 1 ? "" : "es"), \(duration(ms: report.timings.totalMs))")
         let inputVersion = report.input.userVersion.map { "v\($0)" } ?? "unknown version"
-        lines.append("input \(bytes(report.input.bytes)), \(inputVersion)")
+        lines.append("input \(ByteCount.text(report.input.bytes)), \(inputVersion)")
         if let failure = report.failure {
             let step = failure.step.map { " (step \($0))" } ?? ""
             lines.append("failure \(failure.kind)\(step): \(failure.message)")
@@ -55,15 +56,15 @@ public enum ReportRendering {
             let name = step.name.count > nameWidth ? String(step.name.prefix(nameWidth - 1)) + "~" : step.name
             let padded = name + String(repeating: " ", count: max(0, nameWidth - name.count))
             let time = step.elapsedMs.map { duration(ms: $0) } ?? "-"
-            let peak = step.peakBytes.map { bytes($0) } ?? "-"
+            let peak = step.peakBytes.map { ByteCount.text($0) } ?? "-"
             let status = step.status.rawValue + String(repeating: " ", count: max(0, 11 - step.status.rawValue.count))
             lines.append(
                 "  v\(step.version)\(step.version < 10 ? " " : "") \(padded)  \(status) "
                     + "\(leftPad(time, 9))   peak \(peak)")
         }
         if let peak = report.space.peakBytes {
-            let needed = report.space.minFreeBytes.map { ", needs \(bytes($0)) free" } ?? ""
-            lines.append("space peak \(bytes(peak))\(needed)")
+            let needed = report.space.minFreeBytes.map { ", needs \(ByteCount.text($0)) free" } ?? ""
+            lines.append("space peak \(ByteCount.text(peak))\(needed)")
         }
         for warning in report.warnings {
             let step = warning.step.map { " (step \($0))" } ?? ""
@@ -134,17 +135,6 @@ public enum ReportRendering {
     }
 
     // MARK: - Formatting
-
-    static func bytes(_ count: Int64) -> String {
-        let units = ["B", "KiB", "MiB", "GiB", "TiB"]
-        var value = Double(count)
-        var unit = 0
-        while abs(value) >= 1024, unit < units.count - 1 {
-            value /= 1024
-            unit += 1
-        }
-        return unit == 0 ? "\(count) B" : String(format: "%.1f", value) + " " + units[unit]
-    }
 
     static func duration(ms: Int) -> String {
         ms < 1000 ? "\(ms) ms" : String(format: "%.1f s", Double(ms) / 1000)

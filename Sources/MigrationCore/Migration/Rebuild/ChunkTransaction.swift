@@ -3,9 +3,9 @@ import CSQLite
 extension Connection {
     /// Runs `body` inside `BEGIN IMMEDIATE` ... `COMMIT`: one batch of a chunked step, or
     /// its create or swap transaction. Any error rolls back (after SQLITE_FULL SQLite may
-    /// have rolled back only the statement) — except a test's simulated kill,
-    /// `FaultInjection.abandoned`, which must leave the transaction open as a real kill
-    /// would, for the closing connection to roll back.
+    /// have rolled back only the statement) — except `SQLiteError.abandoned` (the hooks
+    /// stopped the step), which must leave the transaction open as a real kill would, for
+    /// the closing connection to roll back.
     func chunkTransaction<T>(_ body: () throws(SQLiteError) -> T) throws(SQLiteError) -> T {
         try execute("BEGIN IMMEDIATE")
         do {
@@ -13,7 +13,7 @@ extension Connection {
             try execute("COMMIT")
             return result
         } catch {
-            if error != FaultInjection.abandoned { rollbackIfNeeded() }
+            if error != .abandoned { rollbackIfNeeded() }
             throw error
         }
     }

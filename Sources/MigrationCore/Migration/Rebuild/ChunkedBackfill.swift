@@ -57,11 +57,10 @@ struct ChunkedBackfill: StepExecutor {
             }
             progress = batch
             if updated {
-                context.batchCommitted(rows: progress.rows, batches: progress.batches, cursor: progress.cursor)
-                try context.stopIfFaultedAfterBatch()
+                try context.batchCommitted(rows: progress.rows, batches: progress.batches, cursor: progress.cursor)
             }
         }
-        try context.stopIfFaulted(at: .afterLastBatch)
+        try context.checkpoint(.afterLastBatch)
         return StepWork(costClass: .data, rows: progress.rows, batches: progress.batches)
     }
 }

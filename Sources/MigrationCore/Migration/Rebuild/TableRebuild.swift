@@ -51,8 +51,7 @@ struct TableRebuild: StepExecutor {
             try OldTablePurge(
                 connection: connection, table: OldTablePurge.prefix + old.name, batchRows: rebuild.batchRows
             ).run(progress: &progress) { (purged) throws(SQLiteError) in
-                context.batchCommitted(rows: purged.rows, batches: purged.batches, cursor: purged.cursor)
-                try context.stopIfFaultedAfterBatch()
+                try context.batchCommitted(rows: purged.rows, batches: purged.batches, cursor: purged.cursor)
             }
         } catch where error.isDiskFull {
             // The batch rolled back; the purge stays pending for a launch with room.
@@ -63,7 +62,7 @@ struct TableRebuild: StepExecutor {
         return work
     }
 
-    /// Finishes the purge of an applied rebuild that a killed launch left behind. Call it
+    /// Finishes the purge of an applied rebuild that an interrupted run left behind. Call it
     /// right after opening the database, before the next step runs and before the final
     /// state is read. `plan` (when given) supplies the step's `batch_rows`; `onBatch` hears
     /// of each committed purge batch (the step's progress, durable by then). Returns the
@@ -106,7 +105,7 @@ struct TableRebuild: StepExecutor {
             try ProgressStore(connection: connection).save(progress)
             return progress
         }
-        try context.stopIfFaulted(at: .afterCreate)
+        try context.checkpoint(.afterCreate)
         return progress
     }
 
@@ -121,7 +120,7 @@ struct TableRebuild: StepExecutor {
         if let highWater = progress.highWater {  // nil: the old table was empty
             try copyBatches(into: newName, from: old, through: highWater, progress: &progress, context)
         }
-        try context.stopIfFaulted(at: .afterLastBatch)
+        try context.checkpoint(.afterLastBatch)
     }
 
     private func copyBatches(
@@ -154,8 +153,7 @@ struct TableRebuild: StepExecutor {
             }
             guard copied else { break }
             progress = batch
-            context.batchCommitted(rows: progress.rows, batches: progress.batches, cursor: progress.cursor)
-            try context.stopIfFaultedAfterBatch()
+            try context.batchCommitted(rows: progress.rows, batches: progress.batches, cursor: progress.cursor)
         }
     }
 
@@ -193,11 +191,13 @@ struct TableRebuild: StepExecutor {
                 swapped.highWater = nil
                 try ProgressStore(connection: connection).save(swapped)
                 try context.stampVersion()
-                try context.stopIfFaulted(at: .insideSwap)
+                try context.checkpoint(.insideSwap)
                 // > 11. Commit the transaction started in step 2.
             }
         } catch {
-            if error != FaultInjection.abandoned { try? restore() }
+            // The swap's own error is what the caller must see; the connection's pragmas
+            // matter no more once the step failed (the migration stops and closes it).
+            if error != .abandoned { try? restore() }
             throw error
         }
         try restore()

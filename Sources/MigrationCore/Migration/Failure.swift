@@ -1,0 +1,43 @@
+/// Why a migration did not reach its target: what went wrong, where, and what SQLite said.
+/// The report's `failure` is one of these too.
+public struct Failure: Sendable, Codable, Equatable {
+    /// What went wrong, e.g. `future_version`, `sql_error`, `insufficient_space`.
+    public var kind: String
+    public var step: Int?
+    public var message: String
+    public var statement: String?
+    public var sqliteCode: Int32?
+    public var neededBytes: Int64?
+    public var freeBytes: Int64?
+
+    public init(
+        kind: String, step: Int? = nil, message: String, statement: String? = nil, sqliteCode: Int32? = nil,
+        neededBytes: Int64? = nil, freeBytes: Int64? = nil
+    ) {
+        self.kind = kind
+        self.step = step
+        self.message = message
+        self.statement = statement
+        self.sqliteCode = sqliteCode
+        self.neededBytes = neededBytes
+        self.freeBytes = freeBytes
+    }
+
+    enum CodingKeys: String, CodingKey {
+        case kind, step, message, statement
+        case sqliteCode = "sqlite_code"
+        case neededBytes = "needed_bytes"
+        case freeBytes = "free_bytes"
+    }
+
+    /// The kinds this module produces: why the gate refuses a file, and how a step fails.
+    /// (The layers above add their own.)
+    public enum Kind {
+        public static let futureVersion = "future_version"
+        public static let foreignApplicationID = "foreign_application_id"
+        public static let insufficientSpace = "insufficient_space"
+        public static let invalidDatabase = "invalid_database"
+        public static let sqlError = "sql_error"
+        public static let diskFull = "disk_full"
+    }
+}

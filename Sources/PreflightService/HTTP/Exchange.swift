@@ -1,0 +1,43 @@
+import MigrationCore
+
+/// One request from its headers to the end of its answer: the per-request state that
+/// libmicrohttpd keeps for `Daemon` in `*con_cls`. Used only by the connection's thread.
+final class Exchange {
+    enum Stage {
+        /// Nothing left to hand over: answered, or about to close.
+        case over
+        /// An answer decided after the headers, queued on the next call: one queued on the
+        /// first call makes libmicrohttpd 0.9.75 close the connection, and keep-alive
+        /// clients pay for that.
+        case pending(HTTPResponse)
+        /// The body is arriving into the job directory.
+        case uploading(MigrationUpload)
+    }
+
+    let started = ContinuousClock.now
+    let request: Request
+    var stage = Stage.over
+    var bytesIn: Int64 = 0
+    var jobID: String?
+    var outcome: String?
+    /// What was sent; nil while nothing was, and for good when the client left first.
+    private var sent: (status: Int, bytes: Int64)?
+
+    init(request: Request) {
+        self.request = request
+    }
+
+    /// Notes the answer on its way out.
+    func took(_ response: HTTPResponse) {
+        sent = (response.status, response.body.count)
+        jobID = response.jobID ?? jobID
+        outcome = response.outcome ?? outcome
+    }
+
+    var logEntry: RequestLog.Entry {
+        RequestLog.Entry(
+            method: request.method, route: request.route?.label ?? Route.unmatchedLabel,
+            status: sent?.status ?? RequestLog.clientClosedStatus, bytesIn: bytesIn, bytesOut: sent?.bytes ?? 0,
+            ms: milliseconds(ContinuousClock.now - started), jobID: jobID, outcome: outcome)
+    }
+}

@@ -1,0 +1,40 @@
+import Foundation
+import Simulation
+import Synchronization
+
+/// A job on a thread of its own, so that the thread that asked for it can keep watch
+/// (over its client's socket) while it runs.
+enum JobThread {
+    /// Runs `job`, calling `watch` on this thread every 100 ms until it ends; answers its result.
+    static func run(_ job: Job, runner: JobRunner, cancellation: JobCancellation, watch: () -> Void) -> JobResult {
+        let box = ResultBox()
+        let thread = Thread {
+            box.set(runner.run(job, cancellation: cancellation))
+        }
+        // As much stack as a main thread has: a secondary thread's default is smaller on
+        // some platforms (512 KiB on Darwin).
+        thread.stackSize = 8 << 20
+        thread.start()
+        while true {
+            if let result = box.wait(milliseconds: 100) { return result }
+            watch()
+        }
+    }
+}
+
+/// The result of a job, handed from the job's thread to the one watching.
+private final class ResultBox: Sendable {
+    private let value = Mutex<JobResult?>(nil)
+    private let done = DispatchSemaphore(value: 0)
+
+    func set(_ result: JobResult) {
+        value.withLock { $0 = result }
+        done.signal()
+    }
+
+    /// The result once it is there, or nil after `milliseconds`; only one wait can succeed.
+    func wait(milliseconds: Int) -> JobResult? {
+        guard done.wait(timeout: .now() + .milliseconds(milliseconds)) == .success else { return nil }
+        return value.withLock { $0 }
+    }
+}

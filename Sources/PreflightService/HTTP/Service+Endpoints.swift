@@ -1,0 +1,94 @@
+import Foundation
+import Simulation
+import MigrationCore
+
+/// The read-only endpoints: health, metrics, the API document, the catalogs and kept jobs.
+extension Service {
+    func health() -> HTTPResponse {
+        let load = scheduler.load
+        let draining = lifecycle.isDraining
+        let document = JSONValue.object([
+            "status": .string(draining ? "draining" : "ok"),
+            "jobs": .object([
+                "running": .number(Double(load.running)), "queued": .number(Double(load.queued)),
+                "uploading": .number(Double(load.uploading)), "kept": .number(Double(kept.count)),
+            ]),
+        ])
+        return .json(Array((document.canonicalText + "\n").utf8), status: draining ? 503 : 200)
+    }
+
+    func metricsText() -> HTTPResponse {
+        HTTPResponse(
+            status: 200, contentType: "text/plain; version=0.0.4; charset=utf-8",
+            body: .bytes(Array(metrics.render(load: scheduler.load).utf8)))
+    }
+
+    /// Resources/openapi.json, byte for byte. OpenAPITests keeps it true: every status
+    /// the server answers in the end-to-end tests is documented for its route, and the
+    /// report schema's required fields are exactly the report's top-level fields.
+    func openAPIDocument() -> HTTPResponse {
+        .json(PackageResources.openapi_json)
+    }
+
+    func planList() -> HTTPResponse {
+        let items = plans.names.compactMap { name -> JSONValue? in
+            guard let plan = plans.plan(named: name) else { return nil }
+            return .object([
+                "name": .string(name), "description": plan.description.map(JSONValue.string) ?? .null,
+                "newest_version": .number(Double(plan.newestVersion)), "steps": .number(Double(plan.steps.count)),
+                "sha256": .string(plan.sha256),
+            ])
+        }
+        return .json(Array((JSONValue.object(["plans": .array(items)]).canonicalText + "\n").utf8))
+    }
+
+    /// The document as its file holds it, byte for byte.
+    func planDocument(_ name: String) -> HTTPResponse {
+        guard let plan = plans.plan(named: name) else { return .error(.unknownPlan(name, known: plans.names)) }
+        return .json(plan.document)
+    }
+
+    func deviceList() -> HTTPResponse {
+        let items = devices.sorted.map { device -> JSONValue in
+            var connection: [String: JSONValue] = [:]
+            connection["secure_delete"] = device.connection.secureDelete.map(JSONValue.bool) ?? .null
+            connection["journal_mode"] = device.connection.journalMode.map(JSONValue.string) ?? .null
+            connection["synchronous"] = device.connection.synchronous.map(JSONValue.string) ?? .null
+            return .object([
+                "name": .string(device.name), "description": .string(device.description),
+                "watchdog_ms": device.watchdogMs.map { .number(Double($0)) } ?? .null,
+                "free_bytes": device.freeBytes.map { .number(Double($0)) } ?? .null,
+                "launches": .number(Double(device.launches)),
+                "min_sqlite_version": device.minSQLiteVersion.map(JSONValue.string) ?? .null,
+                "connection": .object(connection),
+            ])
+        }
+        return .json(Array((JSONValue.object(["devices": .array(items)]).canonicalText + "\n").utf8))
+    }
+
+    /// A `keep=1` job's report, in the format `Accept` asks for.
+    func keptReport(_ id: String, accept: String?) -> HTTPResponse {
+        guard JobID.isWellFormed(id), let entry = kept.entry(id) else { return .error(unknownJob(id)) }
+        return .report(entry.report, accept: accept)
+    }
+
+    /// A `keep=1` job's migrated database, streamed from its file.
+    func keptDatabase(_ id: String) -> HTTPResponse {
+        guard JobID.isWellFormed(id), let entry = kept.entry(id) else { return .error(unknownJob(id)) }
+        guard let path = entry.databasePath, let size = fileSize(path) else {
+            return .error(.notFound("job \(id) has no migrated database (its input was not a database)"))
+        }
+        var response = HTTPResponse(
+            status: 200, contentType: "application/vnd.sqlite3", body: .file(path: path, size: size),
+            headers: [
+                HTTPError.Header(name: "Content-Disposition", value: "attachment; filename=\"\(id).db\""),
+                HTTPError.Header(name: "Preflight-Outcome", value: entry.report.outcome.rawValue),
+            ])
+        response.jobID = id
+        return response
+    }
+
+    private func unknownJob(_ id: String) -> HTTPError {
+        .notFound("no job \(id): it was not run with keep=1, or its \(configuration.keepSeconds) s are over")
+    }
+}

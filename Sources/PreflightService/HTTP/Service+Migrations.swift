@@ -1,0 +1,234 @@
+import Foundation
+import Simulation
+import MigrationCore
+
+/// `POST /v1/migrations`: admission after the headers, the body to disk, then the job.
+extension Service {
+    /// Media types that cannot be a database file: most likely a plan or a form sent by mistake.
+    static func refusesMediaType(_ type: String) -> Bool {
+        type == "application/json" || type.hasSuffix("+json") || type.hasPrefix("text/") || type == "application/xml"
+            || type.hasSuffix("+xml") || (type.hasPrefix("multipart/") && type != "multipart/form-data")
+    }
+
+    // MARK: - After the headers
+
+    /// Every check that does not need the body, then admission and the job directory.
+    func beginMigration(_ request: Request) throws(HTTPError) -> MigrationUpload {
+        if lifecycle.isDraining { throw .shuttingDown }
+        let mediaType = request.mediaType ?? ""
+        let isMultipart = mediaType == "multipart/form-data"
+        if Service.refusesMediaType(mediaType) {
+            throw .unsupportedMediaType(
+                "\(mediaType) cannot be a database: send the file as the raw body (any other type, e.g. "
+                    + "application/octet-stream) or as the \"database\" part of multipart/form-data")
+        }
+        if let length = request.contentLength, length > configuration.maxUploadBytes {
+            throw .payloadTooLarge(limit: configuration.maxUploadBytes)
+        }
+        let keep: Bool
+        switch request.query["keep"]?.lowercased() {
+        case nil, "0", "false", "no": keep = false
+        case "", "1", "true", "yes": keep = true
+        case let other?: throw .badRequest("keep must be 1 or 0, got \"\(other)\"")
+        }
+        var options = request.query
+        options["plan"] = nil
+        options["keep"] = nil
+        var registered: (name: String, plan: Plan)?
+        if let name = request.query["plan"] {
+            guard let plan = plans.plan(named: name) else { throw .unknownPlan(name, known: plans.names) }
+            registered = (name, plan)
+        }
+        let spec: JobSpec
+        if isMultipart {
+            spec = .fromParts(registered: registered, queryOptions: options)
+        } else if let registered {
+            let (runOptions, device) = try resolve(options, plan: registered.plan)
+            spec = .resolved(plan: registered.plan, options: runOptions, device: device)
+        } else {
+            throw .badRequest(
+                "say which plan to run: plan=NAME in the query (see GET /v1/plans), or send multipart/form-data with a plan part")
+        }
+        guard let ticket = scheduler.admit() else { throw .busy(retryAfter: scheduler.retryAfterSeconds) }
+        let directory: JobDirectory
+        do {
+            directory = try JobDirectory.create(parent: configuration.jobDir)
+        } catch {
+            scheduler.withdraw(ticket)
+            throw .internal("cannot create the job directory: \(error)")
+        }
+        do {
+            return try MigrationUpload(
+                directory: directory, ticket: ticket, bodyKind: isMultipart ? .multipart : .raw,
+                keep: keep, maxBytes: configuration.maxUploadBytes, declaredBytes: request.contentLength, spec: spec)
+        } catch {
+            scheduler.withdraw(ticket)
+            removeDirectory(directory.path)
+            throw error
+        }
+    }
+
+    // MARK: - Body
+
+    /// Takes a piece of an upload's body; on an error the upload is already discarded.
+    func receive(_ upload: MigrationUpload, bytes: UnsafeRawPointer, count: Int) throws(HTTPError) {
+        metrics.addUploadBytes(count)
+        do {
+            try upload.receive(bytes, count: count)
+        } catch {
+            discard(upload)
+            throw error
+        }
+    }
+
+    /// Gives up an upload whose job will not run: files closed, directory removed, place
+    /// given back.
+    func discard(_ upload: MigrationUpload) {
+        upload.abandon()
+        removeDirectory(upload.directory.path)
+        scheduler.withdraw(upload.ticket)
+    }
+
+    // MARK: - After the body
+
+    /// Checks what only the body could tell, waits for a slot, runs the job, and answers
+    /// its report. Blocks the calling thread for as long as the job runs, polling
+    /// `clientGone` every 100 ms.
+    func finish(_ upload: MigrationUpload, request: Request, clientGone: () -> Bool) -> Answer {
+        let job: Job
+        do {
+            try upload.finishBody()
+            job = try makeJob(upload)
+        } catch {
+            discard(upload)
+            return .response(.error(error))
+        }
+        let result: JobResult
+        do {
+            result = try scheduler.run(
+                upload.ticket,
+                checking: { () throws(Interruption) in
+                    if lifecycle.isDraining { throw .shuttingDown }
+                    if clientGone() { throw .clientGone }
+                },
+                { () throws(Interruption) in try runWatched(job, clientGone: clientGone) })
+        } catch {
+            removeDirectory(upload.directory.path)
+            switch error {
+            case .clientGone: return .clientGone
+            case .shuttingDown: return .response(.error(.shuttingDown))
+            }
+        }
+        var response = HTTPResponse.report(result.report, accept: request.header("accept"))
+        if upload.keep {
+            kept.keep(
+                KeptJobs.Entry(
+                    id: upload.id, directory: upload.directory.path, report: result.report,
+                    databasePath: result.migratedDatabasePath,
+                    expires: ContinuousClock.now + .seconds(configuration.keepSeconds)))
+            response.headers.append(HTTPError.Header(name: "Location", value: "/v1/jobs/\(upload.id)"))
+        } else {
+            removeDirectory(upload.directory.path)
+        }
+        return .response(response)
+    }
+
+    /// The plan and the effective options: as the headers resolved them for a raw body;
+    /// from the query and the parts for a multipart one.
+    private func makeJob(_ upload: MigrationUpload) throws(HTTPError) -> Job {
+        let plan: Plan
+        let options: RunOptions
+        let device: DeviceProfile
+        switch upload.spec {
+        case .resolved(let resolvedPlan, let resolvedOptions, let resolvedDevice):
+            (plan, options, device) = (resolvedPlan, resolvedOptions, resolvedDevice)
+        case .fromParts(let registered, let queryOptions):
+            if let document = upload.planPart {
+                if let registered {
+                    throw .badRequest("give either plan=\(registered.name) in the query or a plan part, not both")
+                }
+                do {
+                    plan = try PlanDecoder.decode(document)
+                } catch {
+                    throw .invalidPlan(error.message)
+                }
+            } else if let registered {
+                plan = registered.plan
+            } else {
+                throw .badRequest("say which plan to run: plan=NAME in the query, or a plan part holding the plan's JSON")
+            }
+            var values = queryOptions
+            if let document = upload.optionsPart {
+                for (name, value) in try Service.optionValues(document) { values[name] = value }
+            }
+            (options, device) = try resolve(values, plan: plan)
+        }
+        return Job(
+            directory: upload.directory, plan: plan, options: options, device: device,
+            uploadMs: upload.uploadMs)
+    }
+
+    /// The effective options of a request, from every option it gave.
+    private func resolve(_ values: [String: String], plan: Plan) throws(HTTPError) -> (RunOptions, DeviceProfile) {
+        do {
+            return try resolver.resolve(values, plan: plan)
+        } catch {
+            throw .invalidOption(error.message)
+        }
+    }
+
+    /// The `options` part: a JSON object of option name to a string or number.
+    static func optionValues(_ document: [UInt8]) throws(HTTPError) -> [String: String] {
+        guard let object = JSONValue.parse(document)?.objectValue else {
+            throw .invalidOption("the options part must be a JSON object such as {\"watchdog_ms\": 5000}")
+        }
+        var values: [String: String] = [:]
+        for (name, value) in object {
+            switch value {
+            case .null: continue
+            case .string(let text): values[name] = text
+            case .number(let number):
+                values[name] = value.integerValue.map { String($0) } ?? String(number)
+            default:
+                throw .invalidOption("option \"\(name)\" must be a string or a number, not \(value.typeName)")
+            }
+        }
+        return values
+    }
+
+    // MARK: - The job
+
+    /// Runs the job in its slot, on a thread of its own, while this one watches the
+    /// client every 100 ms; counts it in the metrics. A client that leaves cancels it, as
+    /// does the end of the shutdown's grace period (`Lifecycle.cancelAll`): both end in
+    /// the interruption thrown.
+    private func runWatched(_ job: Job, clientGone: () -> Bool) throws(Interruption) -> JobResult {
+        let cancellation = JobCancellation()
+        lifecycle.register(cancellation, id: job.id)
+        defer { lifecycle.unregister(id: job.id) }
+        let started = ContinuousClock.now
+        var interruption: Interruption?
+        let result = JobThread.run(job, runner: runner, cancellation: cancellation) {
+            if interruption == nil, clientGone() {
+                interruption = .clientGone
+                cancellation.cancel()
+            }
+        }
+        let seconds = (ContinuousClock.now - started) / .seconds(1)
+        if interruption == nil, cancellation.isCancelled { interruption = .shuttingDown }
+        if let interruption {
+            metrics.recordJob(outcome: Metrics.cancelledOutcome, seconds: seconds)
+            throw interruption
+        }
+        metrics.recordJob(outcome: result.report.outcome.rawValue, seconds: seconds)
+        return result
+    }
+}
+
+/// Why a job ends without its report.
+private enum Interruption: Error {
+    /// The client went away: nothing is sent.
+    case clientGone
+    /// The server is stopping: 503 `shutting_down`.
+    case shuttingDown
+}

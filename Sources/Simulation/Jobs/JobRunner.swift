@@ -1,0 +1,371 @@
+import Foundation
+import Glibc
+import MigrationCore
+
+/// Runs a job as a phone would live it: launch after launch of a worker process, each
+/// killed at the watchdog's deadline, until the target is reached, a step fails, or the
+/// launches run out; then verifies the result and writes the report.
+///
+/// The runner itself never opens the database with SQLite: it reads the header bytes,
+/// the workers' events and the space stats file. Used by `preflight run` and by the
+/// HTTP service alike.
+public final class JobRunner: Sendable {
+    let workerExecutable: String
+
+    public init(workerExecutable: String) {
+        self.workerExecutable = workerExecutable
+    }
+
+    /// Runs `job` to its end (this can take minutes) and answers its report.
+    /// `progress` gets one line per step as it settles, for people watching a terminal;
+    /// without it, the worker's events are decoded only once, after each launch.
+    public func run(_ job: Job, cancellation: JobCancellation, progress: ((String) -> Void)? = nil) -> JobResult {
+        var run = JobRun(
+            job: job, launcher: WorkerLauncher(executable: workerExecutable, job: job, cancellation: cancellation),
+            progress: progress)
+        let outcome = run.execute()
+        return JobResult(report: run.report(outcome), migratedDatabasePath: run.hasWorkCopy ? job.directory.work.path : nil)
+    }
+}
+
+/// The state of one job while it runs.
+private struct JobRun {
+    let job: Job
+    let launcher: WorkerLauncher
+    let progress: ((String) -> Void)?
+    let started = ContinuousClock.now
+    var input: InputSummary
+    var ledger = StepLedger()
+    var launches: [LaunchReport] = []
+    var failure: Failure?
+    var final: FinalState?
+    var space = SpaceReport()
+    var warnings: [Warning] = []
+    var hasWorkCopy = false
+
+    init(job: Job, launcher: WorkerLauncher, progress: ((String) -> Void)?) {
+        self.job = job
+        self.launcher = launcher
+        self.progress = progress
+        input = InputSummary(
+            bytes: fileSize(job.directory.input.path) ?? 0, sha256: "", userVersion: nil, applicationID: nil, journalMode: nil,
+            pageSize: nil, sqliteHeaderValid: false, tables: nil)
+    }
+
+    var target: Int { job.options.target ?? job.plan.newestVersion }
+
+    mutating func execute() -> Outcome {
+        warnings = CompatibilityWarnings.check(plan: job.plan, target: target, device: job.device)
+        // 1. The header, from the bytes alone.
+        let header = DatabaseHeader.read(path: job.directory.input.path)
+        switch header {
+        case .invalid(let reason):
+            // Best effort: the bytes are already known not to be a database (perhaps not
+            // readable at all); the hash only identifies the upload.
+            input.sha256 = (try? sha256OfFile(job.directory.input.path)) ?? ""
+            return stop(.invalidDatabase, Failure(kind: Failure.Kind.invalidDatabase, message: reason))
+        case .empty:
+            input.userVersion = 0
+            input.applicationID = 0
+        case .database(let fields):
+            input.sqliteHeaderValid = true
+            input.userVersion = Int(fields.userVersion)
+            input.applicationID = fields.applicationID
+            input.pageSize = fields.pageSize
+            input.journalMode = fields.isWAL ? "wal" : "delete"
+            if fields.isWAL && !FileManager.default.fileExists(atPath: job.directory.input.wal) {
+                warnings.append(Warning(
+                    code: "wal_missing", step: nil,
+                    message: "the file's header says WAL mode, but no -wal file came with it: whatever the app had committed since the last checkpoint is not in this rehearsal; upload the database together with its -wal (multipart part \"wal\", or --wal)"))
+            }
+        }
+        // 2. The work copy and the worker's instructions.
+        do {
+            try copyInputs()
+            hasWorkCopy = true
+            try writeInstructions(tablesBefore: nil)
+        } catch {
+            return stop(.failed, Failure(kind: "internal", message: "cannot prepare the job directory: \(error)"))
+        }
+        let initialBytes = workCopyBytes
+        space.initialBytes = initialBytes
+        space.freeBytes = job.options.freeBytes
+        let quota = job.options.freeBytes.map { initialBytes + $0 }
+        guard SpaceStats.create(path: job.directory.spaceStats, quotaBytes: quota) == 0 else {
+            return stop(.failed, Failure(kind: "internal", message: "cannot create the space stats file in the job directory"))
+        }
+        // 3. What the file holds before anything runs (a worker: this is SQL on the upload).
+        if header != .empty {
+            let inspected: WorkerReport?
+            do {
+                inspected = try runReportingWorker(.inspect)
+            } catch {
+                return stop(.failed, workerStartFailure(error))
+            }
+            guard let inspection = inspected else {
+                return stop(.invalidDatabase, Failure(
+                    kind: Failure.Kind.invalidDatabase, message: "SQLite crashed while reading the file"))
+            }
+            guard inspection.readable == "ok" else {
+                return stop(.invalidDatabase, Failure(
+                    kind: Failure.Kind.invalidDatabase, message: inspection.readable ?? "SQLite cannot read the file"))
+            }
+            input.tables = inspection.tables
+            if warnings.contains(where: { $0.code == "wal_missing" }), inspection.tables?.isEmpty ?? true {
+                warnings.append(Warning(
+                    code: "wal_schema_missing", step: nil,
+                    message: "the main file of this WAL-mode database holds no tables yet: its schema and rows may live only in the missing -wal file, so this runs as a fresh install; upload the -wal too"))
+            }
+            input.journalMode = inspection.journalMode ?? input.journalMode
+            // Without the counts in the instructions, the verifier's rows_lost would compare
+            // with nothing and pass: a job that cannot hand them over fails instead.
+            do {
+                try writeInstructions(tablesBefore: inspection.tables)
+            } catch {
+                return stop(.failed, Failure(
+                    kind: "internal",
+                    message: "cannot hand the input's row counts to the workers, so lost rows could not be checked: \(error)"))
+            }
+        } else {
+            input.tables = [:]
+        }
+        // 4. Launches.
+        let migrated = launchUntilSettled()
+        if let migrated { return migrated }
+        // 5. Verification of the target.
+        let verification: WorkerReport?
+        do {
+            verification = try runReportingWorker(.verify)
+        } catch {
+            return stop(.failed, workerStartFailure(error))
+        }
+        guard let verification, let verified = verification.final else {
+            return stop(.failed, Failure(kind: Failure.Kind.workerCrashed, message: "the verification worker crashed"))
+        }
+        final = verified
+        ledger.settle(reachedVersion: target)
+        let problems = verification.problems ?? []
+        if !problems.isEmpty {
+            failure = Failure(kind: Failure.Kind.verification, message: problems.joined(separator: "; "))
+            return .verificationFailed
+        }
+        return launches.count > 1 ? .completedAfterKills : .completed
+    }
+
+    // MARK: - Launches
+
+    /// Runs launches until the target is reached (nil) or the run ends another way.
+    private mutating func launchUntilSettled() -> Outcome? {
+        for number in 1...max(1, job.options.launches) {
+            if launcher.cancellation.isCancelled { return stopAfterMigration(.failed, cancelledFailure) }
+            let run: WorkerLauncher.Run
+            do {
+                run = try launcher.run(
+                    .migrate, extraArguments: ["--launch", String(number)], watchdogMs: job.options.watchdogMs,
+                    onLine: { line in
+                        // Progress is for a person watching; the report decodes the lines
+                        // again (LaunchRecord), so a line skipped here is not lost.
+                        guard let progress,
+                            let event = try? JSONDecoder().decode(MigrationEvent.self, from: Data(line)),
+                            let text = ProgressLine.describe(event, launch: number)
+                        else { return }
+                        progress(text)
+                    })
+            } catch {
+                return stopAfterMigration(.failed, workerStartFailure(error))
+            }
+            let record = LaunchRecord(number: number, run: run)
+            let stats = SpaceStats.read(path: job.directory.spaceStats)
+            ledger.record(record, spaceAtEnd: stats)
+            launches.append(LaunchReport(
+                launch: number, fromVersion: record.fromVersion, reachedVersion: record.reachedVersion,
+                ended: record.ending, elapsedMs: run.elapsedMs, startMs: record.startMs))
+            if launcher.cancellation.isCancelled { return stopAfterMigration(.failed, cancelledFailure) }
+            if record.finished != nil { return nil }
+            if let failed = record.stepFailure, let stopped = failed.stop {
+                let outcome = Outcome(stopped)
+                let failure = failed.failure ?? Failure(kind: outcome.rawValue, message: outcome.meaning)
+                // A refused file is still a database: its state is reported, as for any other
+                // ending that leaves one.
+                return outcome == .invalidDatabase ? stop(outcome, failure) : stopAfterMigration(outcome, failure)
+            }
+            if record.wasKilled {
+                progress?(ProgressLine.killed(record, watchdogMs: job.options.watchdogMs))
+                guard record.madeDurableProgress else {
+                    return stopAfterMigration(.crashLoop, crashLoopFailure(record))
+                }
+                continue
+            }
+            return stopAfterMigration(.failed, crashFailure(record))
+        }
+        let last = launches.last?.reachedVersion.map(String.init) ?? "the same version"
+        return stopAfterMigration(.watchdogKilled, Failure(
+            kind: Failure.Kind.watchdog, step: ledger.entries.last?.version,
+            message: "all \(launches.count) launches were killed by the \(job.options.watchdogMs ?? 0) ms watchdog; each made progress, but the database is only at version \(last) of \(target)"))
+    }
+
+    private var cancelledFailure: Failure { Failure(kind: "cancelled", message: "the job was cancelled") }
+
+    private func workerStartFailure(_ error: Error) -> Failure {
+        Failure(kind: "internal", message: "cannot start a worker: \(error)")
+    }
+
+    private func crashLoopFailure(_ record: LaunchRecord) -> Failure {
+        let step = record.cutStep
+        let stepText = step.map { "step \($0.version ?? 0) (\"\($0.name ?? "")\")" } ?? "opening the database"
+        return Failure(
+            kind: Failure.Kind.watchdog, step: step?.version,
+            message: "launch \(record.number) was killed by the \(job.options.watchdogMs ?? 0) ms watchdog during \(stepText) without committing any progress; every later launch would do the same: crash loop")
+    }
+
+    private func crashFailure(_ record: LaunchRecord) -> Failure {
+        let during = record.cutStep.map { " during step \($0.version ?? 0)" } ?? ""
+        let message: String
+        switch record.run.termination {
+        case .signaled(let signal):
+            message = "the migrating process died of signal \(signal) (\(signalName(signal)))\(during); SQLite may have crashed on this file"
+        case .exited(let code):
+            message = "the migrating process exited with status \(code)\(during) without finishing; see the server's log"
+        }
+        return Failure(kind: Failure.Kind.workerCrashed, step: record.cutStep?.version, message: message)
+    }
+
+    // MARK: - Ending
+
+    /// Ends the run before any launch changed the work copy.
+    private mutating func stop(_ outcome: Outcome, _ failure: Failure) -> Outcome {
+        self.failure = failure
+        return outcome
+    }
+
+    /// Ends a run that migrated at least partly: the state it left is reported.
+    private mutating func stopAfterMigration(_ outcome: Outcome, _ failure: Failure) -> Outcome {
+        self.failure = failure
+        ledger.skipRemaining(plan: job.plan, through: target)
+        // Best effort: the run has its outcome and failure already; a worker that cannot
+        // start or dies here leaves `final` null rather than hiding them.
+        if !launcher.cancellation.isCancelled, let state = try? runReportingWorker(.verify, extraArguments: ["--final-only"]) {
+            final = state.final
+            if let reached = state.final?.userVersion { ledger.settle(reachedVersion: reached) }
+        }
+        return outcome
+    }
+
+    func report(_ outcome: Outcome) -> Report {
+        var space = self.space
+        if let stats = SpaceStats.read(path: job.directory.spaceStats), stats.run.peakTotalBytes > 0 {
+            space.peakBytes = stats.run.peakTotalBytes
+            space.peakGrowthBytes = max(0, stats.run.peakTotalBytes - (space.initialBytes ?? 0))
+            space.byClass = stats.run.peakBytesByClass
+            let reachedTarget = [.completed, .completedAfterKills, .verificationFailed].contains(outcome)
+            space.minFreeBytes = reachedTarget ? minimumFreeBytes(initialBytes: space.initialBytes ?? 0) : nil
+        }
+        if hasWorkCopy {
+            space.finalBytes = workCopyBytes
+        }
+        return Report(
+            jobID: job.id, outcome: outcome, failure: outcome == .completed || outcome == .completedAfterKills ? nil : failure,
+            plan: PlanSummary(name: job.plan.name, sha256: job.plan.sha256, targetVersion: target),
+            options: job.options, input: input, launches: launches, steps: ledger.entries, space: space,
+            final: final, warnings: warnings + ledger.warnings,
+            timings: Timings(totalMs: milliseconds(ContinuousClock.now - started), uploadMs: job.uploadMs))
+    }
+
+    /// The least free space with which the run succeeds: the highest point any step
+    /// reached. Not the run's own peak: in WAL mode that includes the checkpoint when the
+    /// last connection closes, which SQLite skips silently when the disk is full (the WAL
+    /// stays, the data is safe), so a phone with less space still completes.
+    private func minimumFreeBytes(initialBytes: Int64) -> Int64 {
+        let stepPeak = ledger.entries.compactMap(\.peakBytes).max() ?? initialBytes
+        return max(0, stepPeak - initialBytes)
+    }
+
+    // MARK: - Files and workers
+
+    /// The work copy's bytes on disk: the database and its WAL.
+    private var workCopyBytes: Int64 {
+        (fileSize(job.directory.work.path) ?? 0) + (fileSize(job.directory.work.wal) ?? 0)
+    }
+
+    /// Copies the upload (and its WAL) to the work copy, hashing the database on the way.
+    private mutating func copyInputs() throws {
+        let manager = FileManager.default
+        let (input, work) = (job.directory.input, job.directory.work)
+        for file in work.all where manager.fileExists(atPath: file) {
+            try manager.removeItem(atPath: file)
+        }
+        self.input.sha256 = try sha256OfFile(input.path, copyingTo: work.path)
+        if manager.fileExists(atPath: input.wal) {
+            try manager.copyItem(atPath: input.wal, toPath: work.wal)
+        }
+    }
+
+    private func writeInstructions(tablesBefore: [String: Int64]?) throws {
+        let instructions = WorkerInstructions(
+            plan: String(decoding: job.plan.document, as: UTF8.self), target: job.options.target,
+            spaceCheck: job.options.spaceCheck, verify: job.options.verify, connection: job.device.connection,
+            tablesBefore: tablesBefore, startVersion: input.userVersion)
+        let data = try JSONEncoder().encode(instructions)
+        try data.write(to: URL(fileURLWithPath: job.directory.workerInstructions))
+    }
+
+    /// Runs an `inspect` or `verify` worker and decodes the one line it prints; nil when
+    /// the worker died or printed nothing usable (a line its death cut short included).
+    /// Throws only when the worker cannot be started: Preflight's failure, not the file's.
+    private func runReportingWorker(_ task: Worker.Task, extraArguments: [String] = []) throws -> WorkerReport? {
+        let run = try launcher.run(task, extraArguments: extraArguments)
+        guard let line = run.lines.last else { return nil }
+        return try? JSONDecoder().decode(WorkerReport.self, from: Data(line))
+    }
+}
+
+/// SHA-256 of a file, read in 1 MiB pieces. With `copy`, each piece is also written to
+/// that new file, so that hashing and copying an upload read it once.
+func sha256OfFile(_ path: String, copyingTo copy: String? = nil) throws(FileError) -> String {
+    let source = open(path, O_RDONLY | O_CLOEXEC)
+    guard source >= 0 else { throw FileError("cannot open", path) }
+    defer { close(source) }
+    var destination: Int32 = -1
+    if let copy {
+        destination = open(copy, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0o600)
+        guard destination >= 0 else { throw FileError("cannot create", copy) }
+    }
+    defer { if destination >= 0 { close(destination) } }
+    var hasher = SHA256()
+    var buffer = [UInt8](repeating: 0, count: 1 << 20)
+    while true {
+        let count = buffer.withUnsafeMutableBytes { read(source, $0.baseAddress, $0.count) }
+        if count < 0 && errno == EINTR { continue }
+        guard count >= 0 else { throw FileError("cannot read", path) }
+        if count == 0 { break }
+        let copied = buffer[..<count].withUnsafeBytes { piece in
+            hasher.update(buffer: piece)
+            return destination < 0 || writeAll(destination, piece)
+        }
+        guard copied else { throw FileError("cannot write", copy ?? "") }
+    }
+    return hasher.finalizeHex()
+}
+
+/// A file that could not be read or written, with the system's reason.
+struct FileError: Error, CustomStringConvertible {
+    let description: String
+
+    init(_ what: String, _ path: String) {
+        description = "\(what) \((path as NSString).lastPathComponent): \(String(cString: strerror(errno)))"
+    }
+}
+
+private func signalName(_ signal: Int32) -> String {
+    switch signal {
+    case SIGSEGV: return "SIGSEGV"
+    case SIGBUS: return "SIGBUS"
+    case SIGABRT: return "SIGABRT"
+    case SIGKILL: return "SIGKILL"
+    case SIGXFSZ: return "SIGXFSZ, file size limit"
+    case SIGXCPU: return "SIGXCPU, CPU time limit"
+    case SIGILL: return "SIGILL"
+    case SIGTRAP: return "SIGTRAP"
+    default: return "signal \(signal)"
+    }
+}

@@ -1,0 +1,97 @@
+import MigrationCore
+
+/// The report's `steps[]`, built from the events of every launch: one entry per launch
+/// a step ran in, so that a step cut by a kill shows as `interrupted` in that launch
+/// and as `applied` in the one that finished it.
+struct StepLedger {
+    private(set) var entries: [StepReport] = []
+    /// Warnings the steps reported as they finished.
+    private(set) var warnings: [Warning] = []
+
+    mutating func record(_ launch: LaunchRecord, spaceAtEnd: SpaceStats?) {
+        for event in launch.events {
+            guard let version = event.version else { continue }
+            switch event.event {
+            case .stepStarted:
+                var entry = StepReport(
+                    version: version, name: event.name ?? "", kind: event.stepKind ?? .sql, status: .interrupted)
+                entry.launch = launch.number
+                entry.estimatedBytes = event.estimatedBytes
+                entries.append(entry)
+            case .batchCommitted:
+                update(version, launch.number) { entry in
+                    entry.rows = event.rows
+                    entry.batches = event.batches
+                }
+            case .stepFinished:
+                update(version, launch.number) { entry in
+                    entry.status = .applied
+                    entry.costClass = event.costClass
+                    entry.elapsedMs = event.elapsedMs
+                    entry.swapMs = event.swapMs
+                    entry.rows = event.rows ?? entry.rows
+                    entry.batches = event.batches ?? entry.batches
+                    entry.estimatedBytes = event.estimatedBytes ?? entry.estimatedBytes
+                    entry.apply(event.space)
+                }
+                if let warning = event.warning {
+                    warnings.append(Warning(code: "cleanup_pending", step: version, message: warning))
+                }
+            case .stepFailed:
+                update(version, launch.number) { entry in
+                    entry.status = event.stop == .refused ? .refused : .failed
+                    entry.elapsedMs = event.elapsedMs
+                    entry.estimatedBytes = event.estimatedBytes ?? entry.estimatedBytes
+                    entry.apply(event.space)
+                }
+            case .opened, .finished:
+                break
+            }
+        }
+        // The step a kill (or a crash) cut: its time up to the end of the process, and
+        // its space from the stats file, which outlives the process.
+        if let cut = launch.cutStep, let version = cut.version, let startedAt = launch.timeMs(of: cut) {
+            update(version, launch.number) { entry in
+                entry.status = .interrupted
+                entry.elapsedMs = max(0, launch.run.elapsedMs - startedAt)
+                if let stats = spaceAtEnd, stats.windowStep == version { entry.apply(stats.stepSpace) }
+            }
+        }
+    }
+
+    /// A step whose version bump committed is applied even when the launch was then cut in
+    /// its clean-up (a rebuild purging the old table): the version says so.
+    mutating func settle(reachedVersion: Int) {
+        for version in Set(entries.map(\.version)) where version <= reachedVersion {
+            guard !entries.contains(where: { $0.version == version && $0.status == .applied }),
+                let last = entries.lastIndex(where: { $0.version == version && $0.status == .interrupted })
+            else { continue }
+            entries[last].status = .applied
+        }
+    }
+
+    /// Adds the steps the run never reached because an earlier one stopped it.
+    mutating func skipRemaining(plan: Plan, through target: Int) {
+        let reached = Set(entries.map(\.version))
+        guard let last = reached.max() else { return }
+        for version in (last + 1)...max(last + 1, target) where version <= target {
+            guard let step = plan.step(version: version) else { continue }
+            entries.append(StepReport(version: version, name: step.name, kind: step.action.kind, status: .skipped))
+        }
+    }
+
+    private mutating func update(_ version: Int, _ launch: Int, _ change: (inout StepReport) -> Void) {
+        guard let index = entries.lastIndex(where: { $0.version == version && $0.launch == launch }) else { return }
+        change(&entries[index])
+    }
+}
+
+extension StepReport {
+    mutating func apply(_ space: StepSpace?) {
+        guard let space else { return }
+        peakBytes = space.peakBytes
+        peakGrowthBytes = space.peakGrowthBytes
+        bytesWritten = space.bytesWritten
+        syncs = space.syncs
+    }
+}

@@ -1,0 +1,71 @@
+import Foundation
+import Glibc
+import MigrationCore
+
+/// Starts `preflight worker` processes for a job and collects what they print.
+struct WorkerLauncher {
+    let executable: String
+    let job: Job
+    let cancellation: JobCancellation
+
+    /// What one worker process did.
+    struct Run {
+        var lines: [[UInt8]] = []
+        var termination: ChildProcess.Termination = .exited(0)
+        /// The watchdog killed it at the deadline.
+        var killedByWatchdog = false
+        var elapsedMs = 0
+        /// Milliseconds from process start to each line, in order.
+        var lineTimesMs: [Int] = []
+    }
+
+    /// Runs `task`; with `watchdogMs`, the process is SIGKILLed when that much wall-clock
+    /// time has passed since it was started (process start is part of a phone's launch).
+    func run(
+        _ task: Worker.Task, extraArguments: [String] = [], watchdogMs: Int? = nil, onLine: ([UInt8]) -> Void = { _ in }
+    ) throws -> Run {
+        let child = try ChildProcess(
+            executable: executable,
+            arguments: ["worker", task.rawValue, "--job", job.directory.path, "--parent", String(getpid())] + extraArguments,
+            environment: environment)
+        cancellation.workerStarted(child.pid)
+        let deadline = watchdogMs.map { child.startedAt + .milliseconds($0) }
+        var run = Run()
+        while true {
+            let (line, expired) = child.readLine(deadline: deadline, shouldStop: { cancellation.isCancelled })
+            if let line {
+                run.lines.append(line)
+                onLine(line)
+                run.lineTimesMs.append(milliseconds(ContinuousClock.now - child.startedAt))
+                if let deadline, ContinuousClock.now >= deadline {
+                    run.killedByWatchdog = true
+                    break
+                }
+                continue
+            }
+            run.killedByWatchdog = expired
+            break
+        }
+        if run.killedByWatchdog || cancellation.isCancelled { child.kill() }
+        cancellation.workerEnding()
+        run.termination = child.wait()
+        run.elapsedMs = milliseconds(ContinuousClock.now - child.startedAt)
+        return run
+    }
+
+    /// A minimal environment: temp files in the job's own directory (so that the space
+    /// VFS sees them where the quota applies), nothing else of the parent's but the
+    /// test-only fault hook.
+    private var environment: [String: String] {
+        // No Swift backtracer: a crashing worker should die at once, as an app does.
+        var result = [
+            "SQLITE_TMPDIR": job.directory.path, "TMPDIR": job.directory.path, "PATH": "/usr/bin:/bin",
+            "SWIFT_BACKTRACE": "enable=no",
+        ]
+        if let fault = ProcessInfo.processInfo.environment[Worker.faultVariable] {
+            result[Worker.faultVariable] = fault
+        }
+        return result
+    }
+}
+

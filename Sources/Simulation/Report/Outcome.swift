@@ -1,0 +1,50 @@
+import MigrationCore
+
+/// How a run ended (CONTRACT §3). Exactly one per report.
+public enum Outcome: String, Sendable, Codable, CaseIterable {
+    case completed
+    case completedAfterKills = "completed_after_kills"
+    case watchdogKilled = "watchdog_killed"
+    case crashLoop = "crash_loop"
+    case refused
+    case diskFull = "disk_full"
+    case failed
+    case verificationFailed = "verification_failed"
+    case invalidDatabase = "invalid_database"
+
+    /// What a person reads next to the outcome in a summary.
+    public var meaning: String {
+        switch self {
+        case .completed: return "target reached in the first launch, verification passed"
+        case .completedAfterKills: return "target reached, but only after the watchdog killed one or more launches"
+        case .watchdogKilled: return "every launch was killed; each made progress, but the launches ran out"
+        case .crashLoop: return "a launch was killed without durable progress: the app can never get past it"
+        case .refused: return "refused before touching the data"
+        case .diskFull: return "the disk filled in the middle of a step; the step rolled back"
+        case .failed: return "a step failed and rolled back"
+        case .verificationFailed: return "target reached, but verification failed"
+        case .invalidDatabase: return "not an SQLite database"
+        }
+    }
+}
+
+extension Outcome {
+    /// The outcome of a run that the migrator itself stopped, in a launch that was not killed.
+    public init(_ stop: Migrator.Stop) {
+        switch stop {
+        case .refused: self = .refused
+        case .failed: self = .failed
+        case .diskFull: self = .diskFull
+        case .invalidDatabase: self = .invalidDatabase
+        }
+    }
+}
+
+extension Failure.Kind {
+    /// The run ended because launches were killed (`watchdog_killed`, `crash_loop`).
+    public static let watchdog = "watchdog"
+    /// A worker process died without finishing: SQLite crashed, or the process was killed.
+    public static let workerCrashed = "worker_crashed"
+    /// The target was reached, but verification found problems (`verification_failed`).
+    public static let verification = "verification"
+}

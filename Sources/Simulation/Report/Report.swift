@@ -1,0 +1,217 @@
+import MigrationCore
+
+/// The answer to one run (CONTRACT §3, `report_version` 1).
+///
+/// Every top-level field is always present in the JSON, with `null` where it does not
+/// apply, so that pipelines can read fields without checking for them first. A report
+/// decodes from that JSON again, to the same value (encoding it again gives the same bytes).
+public struct Report: Sendable, Codable {
+    public static let reportVersion = 1
+
+    public var jobID: String
+    public var outcome: Outcome
+    public var failure: Failure?
+    public var plan: PlanSummary
+    public var options: RunOptions
+    public var input: InputSummary
+    public var launches: [LaunchReport]
+    public var steps: [StepReport]
+    public var space: SpaceReport
+    public var final: FinalState?
+    public var warnings: [Warning]
+    public var timings: Timings
+
+    public init(
+        jobID: String, outcome: Outcome, failure: Failure?, plan: PlanSummary, options: RunOptions,
+        input: InputSummary, launches: [LaunchReport], steps: [StepReport], space: SpaceReport,
+        final: FinalState?, warnings: [Warning], timings: Timings
+    ) {
+        self.jobID = jobID
+        self.outcome = outcome
+        self.failure = failure
+        self.plan = plan
+        self.options = options
+        self.input = input
+        self.launches = launches
+        self.steps = steps
+        self.space = space
+        self.final = final
+        self.warnings = warnings
+        self.timings = timings
+    }
+
+    enum CodingKeys: String, CodingKey {
+        case reportVersion = "report_version", jobID = "job_id", outcome, failure, plan, options, input
+        case launches, steps, space, final, warnings, timings
+    }
+
+    public func encode(to encoder: Encoder) throws {
+        var container = encoder.container(keyedBy: CodingKeys.self)
+        try container.encode(Report.reportVersion, forKey: .reportVersion)
+        try container.encode(jobID, forKey: .jobID)
+        try container.encode(outcome, forKey: .outcome)
+        try container.encode(failure, forKey: .failure)
+        try container.encode(plan, forKey: .plan)
+        try container.encode(options, forKey: .options)
+        try container.encode(input, forKey: .input)
+        try container.encode(launches, forKey: .launches)
+        try container.encode(steps, forKey: .steps)
+        try container.encode(space, forKey: .space)
+        try container.encode(final, forKey: .final)
+        try container.encode(warnings, forKey: .warnings)
+        try container.encode(timings, forKey: .timings)
+    }
+
+    public init(from decoder: Decoder) throws {
+        let container = try decoder.container(keyedBy: CodingKeys.self)
+        let version = try container.decode(Int.self, forKey: .reportVersion)
+        guard version == Report.reportVersion else {
+            throw DecodingError.dataCorruptedError(
+                forKey: .reportVersion, in: container,
+                debugDescription: "report_version \(version) is not \(Report.reportVersion), the one this build reads")
+        }
+        jobID = try container.decode(String.self, forKey: .jobID)
+        outcome = try container.decode(Outcome.self, forKey: .outcome)
+        failure = try container.decodeIfPresent(Failure.self, forKey: .failure)
+        plan = try container.decode(PlanSummary.self, forKey: .plan)
+        options = try container.decode(RunOptions.self, forKey: .options)
+        input = try container.decode(InputSummary.self, forKey: .input)
+        launches = try container.decode([LaunchReport].self, forKey: .launches)
+        steps = try container.decode([StepReport].self, forKey: .steps)
+        space = try container.decode(SpaceReport.self, forKey: .space)
+        final = try container.decodeIfPresent(FinalState.self, forKey: .final)
+        warnings = try container.decode([Warning].self, forKey: .warnings)
+        timings = try container.decode(Timings.self, forKey: .timings)
+    }
+}
+
+public struct PlanSummary: Sendable, Codable {
+    public var name: String
+    public var sha256: String
+    public var targetVersion: Int
+
+    public init(name: String, sha256: String, targetVersion: Int) {
+        self.name = name
+        self.sha256 = sha256
+        self.targetVersion = targetVersion
+    }
+
+    enum CodingKeys: String, CodingKey { case name, sha256, targetVersion = "target_version" }
+}
+
+/// The uploaded file as it was before anything ran.
+public struct InputSummary: Sendable, Codable {
+    public var bytes: Int64
+    public var sha256: String
+    public var userVersion: Int?
+    public var applicationID: Int32?
+    public var journalMode: String?
+    public var pageSize: Int?
+    public var sqliteHeaderValid: Bool
+    public var tables: [String: Int64]?
+
+    public init(
+        bytes: Int64, sha256: String, userVersion: Int?, applicationID: Int32?, journalMode: String?,
+        pageSize: Int?, sqliteHeaderValid: Bool, tables: [String: Int64]?
+    ) {
+        self.bytes = bytes
+        self.sha256 = sha256
+        self.userVersion = userVersion
+        self.applicationID = applicationID
+        self.journalMode = journalMode
+        self.pageSize = pageSize
+        self.sqliteHeaderValid = sqliteHeaderValid
+        self.tables = tables
+    }
+
+    enum CodingKeys: String, CodingKey {
+        case bytes, sha256, userVersion = "user_version", applicationID = "application_id"
+        case journalMode = "journal_mode", pageSize = "page_size", sqliteHeaderValid = "sqlite_header_valid", tables
+    }
+
+    public func encode(to encoder: Encoder) throws {
+        var container = encoder.container(keyedBy: CodingKeys.self)
+        try container.encode(bytes, forKey: .bytes)
+        try container.encode(sha256, forKey: .sha256)
+        try container.encode(userVersion, forKey: .userVersion)
+        try container.encode(applicationID, forKey: .applicationID)
+        try container.encode(journalMode, forKey: .journalMode)
+        try container.encode(pageSize, forKey: .pageSize)
+        try container.encode(sqliteHeaderValid, forKey: .sqliteHeaderValid)
+        try container.encode(tables, forKey: .tables)
+    }
+}
+
+/// One simulated launch of the app.
+public struct LaunchReport: Sendable, Codable {
+    public enum Ending: String, Sendable, Codable { case finished, killed, failed }
+
+    public var launch: Int
+    public var fromVersion: Int?
+    public var reachedVersion: Int?
+    public var ended: Ending
+    public var elapsedMs: Int
+    /// Process start until the database was open: part of the watchdog budget.
+    public var startMs: Int?
+
+    public init(launch: Int, fromVersion: Int?, reachedVersion: Int?, ended: Ending, elapsedMs: Int, startMs: Int?) {
+        self.launch = launch
+        self.fromVersion = fromVersion
+        self.reachedVersion = reachedVersion
+        self.ended = ended
+        self.elapsedMs = elapsedMs
+        self.startMs = startMs
+    }
+
+    enum CodingKeys: String, CodingKey {
+        case launch, fromVersion = "from_version", reachedVersion = "reached_version", ended
+        case elapsedMs = "elapsed_ms", startMs = "start_ms"
+    }
+
+    public func encode(to encoder: Encoder) throws {
+        var container = encoder.container(keyedBy: CodingKeys.self)
+        try container.encode(launch, forKey: .launch)
+        try container.encode(fromVersion, forKey: .fromVersion)
+        try container.encode(reachedVersion, forKey: .reachedVersion)
+        try container.encode(ended, forKey: .ended)
+        try container.encode(elapsedMs, forKey: .elapsedMs)
+        try container.encode(startMs, forKey: .startMs)
+    }
+}
+
+public struct Warning: Sendable, Codable, Equatable {
+    public var code: String
+    public var step: Int?
+    public var message: String
+
+    public init(code: String, step: Int?, message: String) {
+        self.code = code
+        self.step = step
+        self.message = message
+    }
+
+    public func encode(to encoder: Encoder) throws {
+        var container = encoder.container(keyedBy: CodingKeys.self)
+        try container.encode(code, forKey: .code)
+        try container.encode(step, forKey: .step)
+        try container.encode(message, forKey: .message)
+    }
+}
+
+public struct Timings: Sendable, Codable {
+    public var totalMs: Int
+    public var uploadMs: Int?
+
+    public init(totalMs: Int, uploadMs: Int?) {
+        self.totalMs = totalMs
+        self.uploadMs = uploadMs
+    }
+
+    enum CodingKeys: String, CodingKey { case totalMs = "total_ms", uploadMs = "upload_ms" }
+
+    public func encode(to encoder: Encoder) throws {
+        var container = encoder.container(keyedBy: CodingKeys.self)
+        try container.encode(totalMs, forKey: .totalMs)
+        try container.encode(uploadMs, forKey: .uploadMs)
+    }
+}

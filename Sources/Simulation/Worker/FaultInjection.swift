@@ -1,0 +1,90 @@
+import Glibc
+import MigrationCore
+
+/// Test-only: ends the worker process abruptly at a chosen checkpoint of the migration
+/// (SIGKILL to itself: no cleanup, no rollback, the same death as the watchdog's), to
+/// prove that every point of a migration survives being killed there. Parsed from the
+/// worker's `PREFLIGHT_TEST_FAULT` environment variable.
+struct FaultInjection: MigrationHooks, Sendable {
+    /// The checkpoints a specification can name with `point=`.
+    enum Point: String, Sendable, CaseIterable {
+        case afterCreate = "after_create"
+        case afterLastBatch = "after_last_batch"
+        case insideSwap = "inside_swap"
+        case insideStep = "inside_step"
+
+        var checkpoint: MigrationCheckpoint {
+            switch self {
+            case .afterCreate: return .afterCreate
+            case .afterLastBatch: return .afterLastBatch
+            case .insideSwap: return .insideSwap
+            case .insideStep: return .insideStep
+            }
+        }
+    }
+
+    /// Exit after this many batches have committed (in this process).
+    var afterBatches: Int?
+    var point: Point?
+    /// Raise SIGSEGV when the step with this version starts (a crashing SQLite, simulated).
+    var crashAtStep: Int?
+
+    /// Parses "after_batches=3", "point=inside_swap", "crash_at_step=2", comma-separated.
+    init?(specification: String) {
+        for item in specification.split(separator: ",") {
+            let parts = item.split(separator: "=", maxSplits: 1).map(String.init)
+            guard parts.count == 2 else { return nil }
+            switch parts[0] {
+            case "after_batches": guard let count = Int(parts[1]) else { return nil }; afterBatches = count
+            case "point": guard let value = Point(rawValue: parts[1]) else { return nil }; point = value
+            case "crash_at_step": guard let value = Int(parts[1]) else { return nil }; crashAtStep = value
+            default: return nil
+            }
+        }
+    }
+
+    /// The fault `specification` sets for launch `launch`, if any: `launch=K,` in front of
+    /// it limits it to launch K, so that a test can kill launch 1 and let launch 2 recover.
+    /// A specification that does not parse is an error, not "no fault": a test whose
+    /// fault silently did nothing would pass without testing anything.
+    static func forLaunch(_ launch: Int, in specification: String) throws(InvalidSpecification) -> FaultInjection? {
+        var parts = specification.split(separator: ",").map(String.init)
+        if let index = parts.firstIndex(where: { $0.hasPrefix("launch=") }) {
+            guard let only = Int(parts[index].dropFirst("launch=".count)) else { throw InvalidSpecification(specification) }
+            guard only == launch else { return nil }
+            parts.remove(at: index)
+        }
+        guard let faults = FaultInjection(specification: parts.joined(separator: ",")) else {
+            throw InvalidSpecification(specification)
+        }
+        return faults
+    }
+
+    struct InvalidSpecification: Error, CustomStringConvertible {
+        let specification: String
+        init(_ specification: String) { self.specification = specification }
+        var description: String { "\"\(specification)\" is not a fault specification (see FaultInjection)" }
+    }
+
+    func reached(_ checkpoint: MigrationCheckpoint) -> MigrationHookAnswer {
+        switch checkpoint {
+        case .stepStarting(let version):
+            // The default action, not a crash reporter's handler: SQLite crashing in C.
+            if crashAtStep == version {
+                signal(SIGSEGV, SIG_DFL)
+                raise(SIGSEGV)
+            }
+        case .batchesCommitted(let count):
+            if let afterBatches, count >= afterBatches { killSelf() }
+        default:
+            if point?.checkpoint == checkpoint { killSelf() }
+        }
+        return .proceed
+    }
+
+    /// Dies as the OS watchdog kills: SIGKILL, which cannot be caught or cleaned up after.
+    private func killSelf() -> Never {
+        kill(getpid(), SIGKILL)
+        _exit(137)
+    }
+}

@@ -1,0 +1,37 @@
+import MigrationCore
+
+/// What the parent hands a worker, in the job directory's `workerInstructions` file: the
+/// plan as the user gave it and the settings of the simulated device. Files, not
+/// arguments, so that nothing the user wrote ends up on a command line.
+struct WorkerInstructions: Codable, Sendable {
+    var plan: String
+    var target: Int?
+    var spaceCheck: MigrationSettings.SpaceCheck
+    var verify: Verifier.Mode
+    var connection: ConnectionSettings
+    /// Row counts of the input, for the verifier's `rows_lost`; set after inspection.
+    var tablesBefore: [String: Int64]?
+    /// The input's version: only steps after it ran in this run (and may allow row loss).
+    var startVersion: Int?
+
+    enum CodingKeys: String, CodingKey {
+        case plan, target, spaceCheck = "space_check", verify, connection, tablesBefore = "tables_before"
+        case startVersion = "start_version"
+    }
+}
+
+/// The single line an `inspect` or `verify` worker prints.
+struct WorkerReport: Codable, Sendable {
+    /// Inspection: the input's tables and journal mode.
+    var tables: [String: Int64]?
+    var journalMode: String?
+    /// Inspection: "ok", or why SQLite cannot read the file.
+    var readable: String?
+    /// Verification.
+    var final: FinalState?
+    var problems: [String]?
+
+    enum CodingKeys: String, CodingKey {
+        case tables, journalMode = "journal_mode", readable, final, problems
+    }
+}
