@@ -32,6 +32,7 @@ struct StepLedger {
                     entry.rows = event.rows ?? entry.rows
                     entry.batches = event.batches ?? entry.batches
                     entry.estimatedBytes = event.estimatedBytes ?? entry.estimatedBytes
+                    entry.peakMemoryBytes = event.peakMemoryBytes
                     entry.apply(event.space)
                 }
                 if let warning = event.warning {
@@ -42,6 +43,7 @@ struct StepLedger {
                     entry.status = event.stop == .refused ? .refused : .failed
                     entry.elapsedMs = event.elapsedMs
                     entry.estimatedBytes = event.estimatedBytes ?? entry.estimatedBytes
+                    entry.peakMemoryBytes = event.peakMemoryBytes
                     entry.apply(event.space)
                 }
             case .opened, .finished:
@@ -52,7 +54,9 @@ struct StepLedger {
         // its space from the stats file, which outlives the process.
         if let cut = launch.cutStep, let version = cut.version, let startedAt = launch.timeMs(of: cut) {
             update(version, launch.number) { entry in
-                entry.status = .interrupted
+                // The low-memory killer's kill ends the run: the step failed (kind `memory`).
+                entry.status = launch.run.memory?.killedAtBytes == nil ? .interrupted : .failed
+                entry.peakMemoryBytes = launch.run.memory?.stepPeakBytes
                 entry.elapsedMs = max(0, launch.run.elapsedMs - startedAt)
                 if let stats = spaceAtEnd, stats.windowStep == version { entry.apply(stats.stepSpace) }
             }
