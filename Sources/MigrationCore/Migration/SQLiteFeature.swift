@@ -65,11 +65,11 @@ public struct SQLiteFeatureUse: Sendable, Equatable {
     /// from the step's parts).
     public var statement: String
 
-    /// What happens on `version`, for a message about `step`: "step 2 ("drop body") uses
-    /// ALTER TABLE DROP COLUMN, which SQLite 3.35.0 introduced; SQLite 3.28 fails the
-    /// statement with a syntax error".
-    public func sentence(step: Step, on version: SQLiteVersion) -> String {
-        "step \(step.version) (\"\(step.name)\") uses \(feature.name), which SQLite \(feature.introduced) introduced; SQLite \(version) fails the statement with \(feature.olderSQLiteSays)"
+    /// What happens on `version`, the SQLite of `owner`, for a message about `step`: "step
+    /// 2 ("drop body") uses ALTER TABLE DROP COLUMN, which SQLite 3.35.0 introduced; SQLite
+    /// 3.28 (the device's) fails the statement with a syntax error".
+    public func sentence(step: Step, on version: SQLiteVersion, of owner: String) -> String {
+        "step \(step.version) (\"\(step.name)\") uses \(feature.name), which SQLite \(feature.introduced) introduced; SQLite \(version) (\(owner)) fails the statement with \(feature.olderSQLiteSays)"
     }
 
     /// The failure of `step` on a device whose SQLite is `version`: what the device's own
@@ -77,7 +77,7 @@ public struct SQLiteFeatureUse: Sendable, Equatable {
     func failure(step: Step, on version: SQLiteVersion) -> Failure {
         Failure(
             kind: Failure.Kind.sqliteTooOld, step: step.version,
-            message: "\(sentence(step: step, on: version)) (the device's SQLite); the step rolled back",
+            message: "\(sentence(step: step, on: version, of: "the device's")), so the step rolled back",
             statement: statement, sqliteCode: 1)
     }
 }

@@ -11,7 +11,7 @@ enum CompatibilityWarnings {
                 for use in step.sqliteFeatures(missingFrom: version) {
                     warnings.append(Warning(
                         code: Failure.Kind.sqliteTooOld, step: step.version,
-                        message: "\(use.sentence(step: step, on: version)) on device \"\(device.name)\"; it ran here only because sqlite_check is warn"))
+                        message: "\(use.sentence(step: step, on: version, of: "device \"\(device.name)\"")); it ran here only because sqlite_check is warn"))
                 }
             }
             if case .sql(let statements) = step.action, statements.contains(where: dropsTable) {
