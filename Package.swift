@@ -33,6 +33,8 @@ let package = Package(
         .executableTarget(
             name: "preflight-bench", dependencies: ["MigrationCore", "Simulation", "PreflightService", "CMicroHTTPD"],
             path: "Benchmarks"),
+        // An app's launch gate on MigrationCore alone: proves the core is embeddable.
+        .executableTarget(name: "launch-gate", dependencies: ["MigrationCore"], path: "Examples/LaunchGate"),
         .target(name: "TestSupport", dependencies: ["MigrationCore", "Simulation", "CSQLite"], path: "Tests/TestSupport"),
         .testTarget(name: "MigrationCoreTests", dependencies: ["MigrationCore", "TestSupport", "CSQLite", "CSpaceVFS"]),
         .testTarget(

@@ -107,6 +107,7 @@ import Testing
             launches += 1
             ending = try RebuildFixture.relaunch(path, plan, hooks: RebuildFixture.kill(afterBatches: 3)).0
         }
+        #expect(ending == .reached(version: 2), "not reached after \(launches) killed launches")
         _ = try RebuildFixture.relaunch(path, plan)  // the purge of the last launch, if it was cut
         #expect(launches > 10)  // 28 copy batches of 11 keys and 6 purge batches of 55, 3 per launch
         #expect(try RebuildSnapshot(path) == reference)

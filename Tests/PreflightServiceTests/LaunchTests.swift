@@ -2,6 +2,7 @@ import Foundation
 import Testing
 import TestSupport
 import MigrationCore
+import Simulation
 
 /// Launches under a watchdog with real processes and real kills.
 @Suite("Watchdog, launches and crash loops", .serialized)
@@ -74,37 +75,37 @@ struct LaunchTests {
 
         // The change in one transaction, unlimited: how long it takes sets the watchdog.
         let unlimited = try run(["--db", database, "--plan", single, "--out", directory.file("single.db")], in: directory)
-        #expect(unlimited.report["outcome"] as? String == "completed", "\(unlimited.stderr)")
-        let stepMs = ((unlimited.report["steps"] as? [[String: Any]])?.first?["elapsed_ms"] as? Int) ?? 0
+        #expect(try unlimited.decodedReport.outcome == .completed, "\(unlimited.stderr)")
+        let stepMs = try unlimited.decodedReport.steps.first?.elapsedMs ?? 0
         let watchdog = max(150, stepMs / 3)
 
         let reference = try run(["--db", database, "--plan", chunked, "--out", directory.file("reference.db")], in: directory)
-        #expect(reference.report["outcome"] as? String == "completed", "\(reference.stderr)")
+        #expect(try reference.decodedReport.outcome == .completed, "\(reference.stderr)")
 
         let killed = try run([
             "--db", database, "--plan", chunked, "--watchdog-ms", String(watchdog), "--launches", "100",
             "--out", directory.file("killed.db"),
         ], in: directory)
-        let report = killed.report
-        #expect(report["outcome"] as? String == "completed_after_kills", "\(killed.stderr)")
-        let launches = report["launches"] as? [[String: Any]] ?? []
-        #expect(launches.count > 1)
-        #expect(launches.dropLast().allSatisfy { $0["ended"] as? String == "killed" })
-        #expect(launches.last?["ended"] as? String == "finished")
-        #expect(launches.allSatisfy { ($0["start_ms"] as? Int).map { $0 < watchdog } ?? true })
-        let steps = report["steps"] as? [[String: Any]] ?? []
-        #expect(steps.contains { $0["status"] as? String == "interrupted" && $0["elapsed_ms"] is Int })
-        #expect(steps.last?["status"] as? String == "applied")
+        let report = try killed.decodedReport
+        #expect(report.outcome == .completedAfterKills, "\(killed.stderr)")
+        #expect(report.launches.count > 1)
+        #expect(report.launches.dropLast().allSatisfy { $0.ended == .killed })
+        #expect(report.launches.last?.ended == .finished)
+        // Every launch, killed ones too, opened the database before its watchdog ended it.
+        #expect(report.launches.allSatisfy { $0.startMs != nil })
+        #expect(report.steps.contains { $0.status == .interrupted && $0.elapsedMs != nil })
+        #expect(report.steps.last?.status == .applied)
         #expect(try dump(directory.file("killed.db")) == dump(directory.file("reference.db")))
 
         // The same change as one transaction never gets past the watchdog.
         let looping = try run([
             "--db", database, "--plan", single, "--watchdog-ms", String(watchdog), "--launches", "5",
         ], in: directory)
-        #expect(looping.report["outcome"] as? String == "crash_loop", "\(looping.stderr)")
-        #expect((looping.report["launches"] as? [Any])?.count == 1)
-        #expect((looping.report["final"] as? [String: Any])?["user_version"] as? Int == 1)
-        #expect((looping.report["failure"] as? [String: Any])?["step"] as? Int == 2)
+        let loopingReport = try looping.decodedReport
+        #expect(loopingReport.outcome == .crashLoop, "\(looping.stderr)")
+        #expect(loopingReport.launches.count == 1)
+        #expect(loopingReport.final?.userVersion == 1)
+        #expect(loopingReport.failure?.step == 2)
     }
 
     @Test func aKillInsideTheSwapLeavesThePreviousVersionAndTheNextLaunchFinishes() throws {
@@ -119,13 +120,12 @@ struct LaunchTests {
         let result = try run(
             ["--db", database, "--plan", chunked, "--out", directory.file("resumed.db")], in: directory,
             fault: "launch=1,point=inside_swap")
-        let report = result.report
-        #expect(report["outcome"] as? String == "completed_after_kills", "\(result.stderr)")
-        let launches = report["launches"] as? [[String: Any]] ?? []
-        #expect(launches.count == 2)
-        #expect(launches.first?["ended"] as? String == "killed")
-        #expect(launches.first?["reached_version"] as? Int == 1)
-        #expect(launches.last?["from_version"] as? Int == 1)
+        let report = try result.decodedReport
+        #expect(report.outcome == .completedAfterKills, "\(result.stderr)")
+        #expect(report.launches.count == 2)
+        #expect(report.launches.first?.ended == .killed)
+        #expect(report.launches.first?.reachedVersion == 1)
+        #expect(report.launches.last?.fromVersion == 1)
         #expect(try dump(directory.file("resumed.db")) == dump(directory.file("reference.db")))
     }
 
@@ -136,11 +136,12 @@ struct LaunchTests {
             ["--db", database, "--plan", Repository.path("Config/plans/notes.json")], in: directory,
             fault: "crash_at_step=3")
         #expect(result.status == 1)
-        #expect(result.report["outcome"] as? String == "failed")
-        let failure = result.report["failure"] as? [String: Any] ?? [:]
-        #expect(failure["kind"] as? String == "worker_crashed")
-        #expect((failure["message"] as? String)?.contains("SIGSEGV") == true)
-        #expect((result.report["final"] as? [String: Any])?["user_version"] as? Int == 2)
+        let report = try result.decodedReport
+        #expect(report.outcome == .failed)
+        let failure = try #require(report.failure)
+        #expect(failure.kind == "worker_crashed")
+        #expect(failure.message.contains("SIGSEGV"))
+        #expect(report.final?.userVersion == 2)
     }
 
     @Test func workersDieWithTheirParent() throws {
@@ -172,6 +173,6 @@ struct LaunchTests {
             usleep(10_000)
             waited += 1
         }
-        #expect(workersLeft(in: directory) == 0)
+        #expect(workersLeft(in: directory) == 0, "workers still alive \(waited) polls after their parent was killed")
     }
 }

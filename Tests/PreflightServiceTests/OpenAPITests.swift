@@ -21,7 +21,7 @@ struct OpenAPITests {
         #expect(document["openapi"] as? String == "3.1.0")
 
         let kept = server.curl("/v1/migrations?plan=notes&keep=1", auth + ["--data-binary", "@" + database])
-        let id = kept.json["job_id"] as? String ?? "missing"
+        let id = try kept.report.jobID
         let exchanges: [(method: String, route: String, result: CurlResult)] = [
             ("post", "/v1/migrations", kept),
             ("post", "/v1/migrations", server.curl("/v1/migrations?plan=notes", auth + ["--data-binary", "@" + garbage])),

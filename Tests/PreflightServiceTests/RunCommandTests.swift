@@ -21,15 +21,14 @@ struct RunCommandTests {
         }
         let before = FixtureDatabase.sha256(of: path)
         let result = try PreflightProcess.run(["run", "--db", path, "--plan", plan, "--out", directory.file("out.db")])
-        let report = result.report
+        let report = try result.decodedReport
         #expect(result.status == 0, "\(result.stderr)")
-        #expect(report["outcome"] as? String == "completed")
-        let steps = report["steps"] as? [[String: Any]] ?? []
-        #expect(steps.map { $0["version"] as? Int } == Array((version + 1)...6).map { $0 })
-        #expect(steps.allSatisfy { $0["elapsed_ms"] is Int && $0["status"] as? String == "applied" })
-        let final = report["final"] as? [String: Any] ?? [:]
-        #expect(final["schema_matches_fresh_install"] as? Bool == true, "\(final["schema_diff"] ?? "")")
-        #expect((final["tables"] as? [String: Int])?["notes"] == (version == 0 ? 0 : 300))
+        #expect(report.outcome == .completed)
+        #expect(report.steps.map(\.version) == Array((version + 1)...6))
+        #expect(report.steps.allSatisfy { $0.elapsedMs != nil && $0.status == .applied })
+        let final = try #require(report.final)
+        #expect(final.schemaMatchesFreshInstall == true, "\(final.schemaDiff ?? [])")
+        #expect(final.tables?["notes"] == (version == 0 ? 0 : 300))
         #expect(FixtureDatabase.sha256(of: path) == before)
         #expect(try FixtureDatabase.userVersion(at: directory.file("out.db")) == 6)
         #expect(!FileManager.default.fileExists(atPath: directory.file("out.db-wal")))
@@ -56,8 +55,9 @@ struct RunCommandTests {
         let path = try NotesHistory.database(version: 6, at: directory.file("v6.db"))
         let result = try PreflightProcess.run(["run", "--db", path, "--plan", plan])
         #expect(result.status == 0, "\(result.stderr)")
-        #expect(result.report["outcome"] as? String == "completed")
-        #expect((result.report["steps"] as? [Any])?.isEmpty == true)
+        let report = try result.decodedReport
+        #expect(report.outcome == .completed)
+        #expect(report.steps.isEmpty)
     }
 
     @Test func refusalsAndInvalidFilesLeaveTheInputUntouched() throws {
@@ -72,23 +72,23 @@ struct RunCommandTests {
         let goodBytes = try Data(contentsOf: URL(fileURLWithPath: good))
         _ = FileManager.default.createFile(atPath: truncated, contents: goodBytes.prefix(goodBytes.count - 4096))
 
-        for (path, outcome, kind) in [
-            (future, "refused", "future_version"), (foreign, "refused", "foreign_application_id"),
-            (garbage, "invalid_database", "invalid_database"), (truncated, "invalid_database", "invalid_database"),
+        for (path, outcome, kind): (String, Outcome, String) in [
+            (future, .refused, "future_version"), (foreign, .refused, "foreign_application_id"),
+            (garbage, .invalidDatabase, "invalid_database"), (truncated, .invalidDatabase, "invalid_database"),
         ] {
             let before = FixtureDatabase.sha256(of: path)
             let result = try PreflightProcess.run(["run", "--db", path, "--plan", plan])
             #expect(result.status == 1)
-            #expect(result.report["outcome"] as? String == outcome, "\(path)")
-            #expect((result.report["failure"] as? [String: Any])?["kind"] as? String == kind)
+            let report = try result.decodedReport
+            #expect(report.outcome == outcome, "\(path)")
+            #expect(report.failure?.kind == kind)
             #expect(FixtureDatabase.sha256(of: path) == before)
             // A refused file is still a database: the report says what it holds.
-            let final = result.report["final"] as? [String: Any]
-            if outcome == "refused" {
-                #expect(final?["user_version"] as? Int == (path == future ? 7 : 2))
-                #expect(final?["tables"] as? [String: Int] == ["x": 0])
+            if outcome == .refused {
+                #expect(report.final?.userVersion == (path == future ? 7 : 2))
+                #expect(report.final?.tables == ["x": 0])
             } else {
-                #expect(final == nil)
+                #expect(report.final == nil)
             }
         }
     }
@@ -105,13 +105,13 @@ struct RunCommandTests {
         let path = try FixtureDatabase.create(at: directory.file("a.db"), sql: "CREATE TABLE a(x); INSERT INTO a VALUES (1); PRAGMA user_version = 1;")
         let result = try PreflightProcess.run(["run", "--db", path, "--plan", planPath, "--out", directory.file("out.db")])
         #expect(result.status == 1)
-        let report = result.report
-        #expect(report["outcome"] as? String == "failed")
-        let failure = report["failure"] as? [String: Any] ?? [:]
-        #expect(failure["step"] as? Int == 3)
-        #expect(failure["statement"] as? String == "ALTER TABLE a ADD COLUMN z TEXT NOT NULL")
-        #expect(failure["sqlite_code"] as? Int == 1)
-        #expect((report["final"] as? [String: Any])?["user_version"] as? Int == 2)
+        let report = try result.decodedReport
+        #expect(report.outcome == .failed)
+        let failure = try #require(report.failure)
+        #expect(failure.step == 3)
+        #expect(failure.statement == "ALTER TABLE a ADD COLUMN z TEXT NOT NULL")
+        #expect(failure.sqliteCode == 1)
+        #expect(report.final?.userVersion == 2)
         #expect(try FixtureDatabase.count("a", at: directory.file("out.db")) == 1)
     }
 
@@ -131,9 +131,9 @@ struct RunCommandTests {
             "--out", directory.file("out.db"),
         ])
         #expect(result.status == 0, "\(result.stderr)")
-        let input = result.report["input"] as? [String: Any] ?? [:]
-        #expect((input["tables"] as? [String: Int])?["notes"] == 250)
-        #expect(input["journal_mode"] as? String == "wal")
+        let input = try result.decodedReport.input
+        #expect(input.tables?["notes"] == 250)
+        #expect(input.journalMode == "wal")
         #expect(try FixtureDatabase.count("notes", at: directory.file("out.db")) == 250)
         #expect(try Connection(path: directory.file("out.db")).scalar("PRAGMA journal_mode").textValue == "wal")
     }
@@ -150,20 +150,20 @@ struct RunCommandTests {
         try FileManager.default.copyItem(atPath: device, toPath: directory.file("checkpointed.db"))
         withExtendedLifetime(app) {}
 
-        let checkpointed = try PreflightProcess.run(["run", "--db", directory.file("checkpointed.db"), "--plan", plan])
-        let codes = (checkpointed.report["warnings"] as? [[String: Any]] ?? []).compactMap { $0["code"] as? String }
+        let checkpointed = try PreflightProcess.run(["run", "--db", directory.file("checkpointed.db"), "--plan", plan]).decodedReport
+        let codes = checkpointed.warnings.map(\.code)
         #expect(codes.contains("wal_missing"))
         #expect(!codes.contains("wal_schema_missing"))
-        #expect((checkpointed.report["input"] as? [String: Any])?["tables"] as? [String: Int] == ["notes": 0])
+        #expect(checkpointed.input.tables == ["notes": 0])
 
-        let headerOnly = try PreflightProcess.run(["run", "--db", directory.file("header-only.db"), "--plan", plan])
-        let headerOnlyCodes = (headerOnly.report["warnings"] as? [[String: Any]] ?? []).compactMap { $0["code"] as? String }
+        let headerOnly = try PreflightProcess.run(["run", "--db", directory.file("header-only.db"), "--plan", plan]).decodedReport
+        let headerOnlyCodes = headerOnly.warnings.map(\.code)
         #expect(headerOnlyCodes.contains("wal_missing") && headerOnlyCodes.contains("wal_schema_missing"))
 
         let withWAL = try PreflightProcess.run([
             "run", "--db", directory.file("checkpointed.db"), "--wal", device + "-wal", "--plan", plan,
-        ])
-        #expect(!(withWAL.report["warnings"] as? [[String: Any]] ?? []).contains { $0["code"] as? String == "wal_missing" })
+        ]).decodedReport
+        #expect(!withWAL.warnings.contains { $0.code == "wal_missing" })
     }
 
     @Test func anInvalidPlanIsBadUsage() throws {

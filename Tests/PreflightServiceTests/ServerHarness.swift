@@ -1,4 +1,5 @@
 import Foundation
+import Simulation
 import Testing
 
 /// The real `preflight serve` on an ephemeral loopback port, in a private temporary
@@ -47,8 +48,8 @@ final class ServerProcess: @unchecked Sendable {
         process.standardError = FileHandle(forWritingAtPath: stderrPath)
         try process.run()
 
-        let deadline = Date(timeIntervalSinceNow: 15)
-        while Date() < deadline {
+        // Polls of 20 ms, at most 750 (about 15 s), for the line that names the port.
+        for _ in 0..<750 {
             let text = (try? String(contentsOfFile: stdoutPath, encoding: .utf8)) ?? ""
             if let line = text.split(separator: "\n").first(where: { $0.hasPrefix("listening on http://") }),
                 let port = Int(line.split(separator: ":").last ?? "")
@@ -61,7 +62,7 @@ final class ServerProcess: @unchecked Sendable {
         }
         let errors = (try? String(contentsOfFile: stderrPath, encoding: .utf8)) ?? ""
         stop()
-        throw HarnessError("the server did not start: \(errors)")
+        throw HarnessError("the server did not say it was listening: \(errors)")
     }
 
     deinit {
@@ -69,13 +70,17 @@ final class ServerProcess: @unchecked Sendable {
         try? FileManager.default.removeItem(atPath: root)
     }
 
-    /// Sends `signal` and waits for the exit; answers the exit status.
+    /// Sends `signal` and waits for the exit, polling every 20 ms at most `polls` times
+    /// (about 60 s); answers the exit status, or nil when it had to SIGKILL the server.
     @discardableResult
-    func stop(signal: Int32 = SIGKILL, timeout: TimeInterval = 60) -> Int32? {
+    func stop(signal: Int32 = SIGKILL, polls: Int = 3_000) -> Int32? {
         guard process.isRunning else { return process.terminationStatus }
         kill(process.processIdentifier, signal)
-        let deadline = Date(timeIntervalSinceNow: timeout)
-        while process.isRunning, Date() < deadline { Thread.sleep(forTimeInterval: 0.02) }
+        var waited = 0
+        while process.isRunning && waited < polls {
+            Thread.sleep(forTimeInterval: 0.02)
+            waited += 1
+        }
         if process.isRunning {
             kill(process.processIdentifier, SIGKILL)
             process.waitUntilExit()
@@ -129,6 +134,18 @@ struct CurlResult: Sendable {
 
     var text: String { String(decoding: body, as: UTF8.self) }
     var json: [String: Any] { ((try? JSONSerialization.jsonObject(with: body)) as? [String: Any]) ?? [:] }
+
+    /// The body as the run's `Report` (the JSON answer of a migration or a kept job);
+    /// throws, with the body, when it is not one.
+    var report: Report {
+        get throws {
+            do {
+                return try JSONDecoder().decode(Report.self, from: body)
+            } catch {
+                throw HarnessError("not a report (\(error)): \(status) \(text)")
+            }
+        }
+    }
     var errorCode: String? { (json["error"] as? [String: Any])?["code"] as? String }
 }
 

@@ -1,4 +1,5 @@
 import Foundation
+import Simulation
 import Testing
 import TestSupport
 
@@ -17,12 +18,12 @@ struct ServerTests {
         let result = server.curl("/v1/migrations?plan=notes", ["--data-binary", "@" + database])
         #expect(result.status == 200, "\(result.text)")
         #expect(result.headers["preflight-outcome"] == "completed")
-        let report = result.json
-        #expect(report["outcome"] as? String == "completed")
-        #expect((report["job_id"] as? String)?.count == 32)
-        #expect(result.headers["preflight-job-id"] == report["job_id"] as? String)
-        #expect((report["steps"] as? [[String: Any]])?.map { $0["version"] as? Int } == [2, 3])
-        #expect(((report["final"] as? [String: Any])?["tables"] as? [String: Any])?["notes"] as? Int == 25)
+        let report = try result.report
+        #expect(report.outcome == .completed)
+        #expect(report.jobID.count == 32)
+        #expect(result.headers["preflight-job-id"] == report.jobID)
+        #expect(report.steps.map(\.version) == [2, 3])
+        #expect(report.final?.tables?["notes"] == 25)
         #expect(server.eventually { server.jobDirEntries.isEmpty }, "job directory left: \(server.jobDirEntries)")
 
         // The request log: one JSON line with the job and its outcome.
@@ -30,7 +31,7 @@ struct ServerTests {
         let line = try #require(server.logLines.first { $0["route"] as? String == "/v1/migrations" })
         #expect(line["method"] as? String == "POST")
         #expect(line["status"] as? Int == 200)
-        #expect(line["job_id"] as? String == report["job_id"] as? String)
+        #expect(line["job_id"] as? String == report.jobID)
         #expect(line["outcome"] as? String == "completed")
         #expect((line["bytes_in"] as? Int ?? 0) > 0)
         #expect((line["bytes_out"] as? Int ?? 0) > 0)
@@ -67,13 +68,13 @@ struct ServerTests {
                 "-F", #"options={"launches": 2, "verify": "quick"}"#,
             ])
         #expect(result.status == 200, "\(result.text)")
-        let report = result.json
-        #expect(report["outcome"] as? String == "completed")
-        #expect((report["plan"] as? [String: Any])?["name"] as? String == "inline")
-        #expect((report["options"] as? [String: Any])?["launches"] as? Int == 2)
-        #expect((report["options"] as? [String: Any])?["verify"] as? String == "quick")
+        let report = try result.report
+        #expect(report.outcome == .completed)
+        #expect(report.plan.name == "inline")
+        #expect(report.options.launches == 2)
+        #expect(report.options.verify == .quick)
         // The rows that existed only in the WAL were migrated too.
-        #expect(((report["final"] as? [String: Any])?["tables"] as? [String: Any])?["notes"] as? Int == 42)
+        #expect(report.final?.tables?["notes"] == 42)
         #expect(server.eventually { server.jobDirEntries.isEmpty })
     }
 
@@ -81,7 +82,7 @@ struct ServerTests {
         let server = try ServerProcess()
         let result = server.curl("/v1/migrations?plan=notes", ["-X", "POST", "-H", "Content-Length: 0"])
         #expect(result.status == 200, "\(result.text)")
-        #expect((result.json["input"] as? [String: Any])?["user_version"] as? Int == 0)
+        #expect(try result.report.input.userVersion == 0)
     }
 
     // MARK: - Client errors
@@ -188,9 +189,9 @@ struct ServerTests {
         let health = server.get("/healthz")
         #expect(health.status == 200)
         #expect(health.json["jobs"] as? [String: Int] == ["running": 2, "queued": 1, "uploading": 0, "kept": 0])
-        #expect(uploads.finished(within: 60))
+        #expect(uploads.finished(within: 60), "uploads unanswered after 60 s: \(uploads.results.count) of 3 answered")
         #expect(uploads.results.map(\.status) == [200, 200, 200])
-        #expect(Set(uploads.results.compactMap { $0.json["job_id"] as? String }).count == 3)
+        #expect(try Set(uploads.results.map { try $0.report.jobID }).count == 3)
         #expect(server.eventually { server.jobDirEntries.isEmpty })
     }
 
@@ -248,14 +249,14 @@ struct ServerTests {
         let database = try Fixtures.notesDatabase(rows: 40, in: fixtures)
         let result = server.curl("/v1/migrations?plan=notes&keep=1", ["--data-binary", "@" + database])
         #expect(result.status == 200)
-        let id = try #require(result.json["job_id"] as? String)
+        let id = try result.report.jobID
         #expect(result.headers["location"] == "/v1/jobs/\(id)")
         #expect(server.jobDirEntries == [id])
 
-        let report = server.get("/v1/jobs/\(id)")
-        #expect(report.status == 200)
-        #expect(report.headers["preflight-outcome"] == "completed")
-        #expect(report.json["job_id"] as? String == id)
+        let job = server.get("/v1/jobs/\(id)")
+        #expect(job.status == 200)
+        #expect(job.headers["preflight-outcome"] == "completed")
+        #expect(try job.report.jobID == id)
         #expect(server.get("/v1/jobs/\(id)", ["-H", "Accept: text/plain"]).text.hasPrefix("completed"))
 
         let downloaded = fixtures + "/downloaded.db"
@@ -354,10 +355,10 @@ struct ServerTests {
         kill(server.pid, SIGTERM)
         // No new connections once it stopped accepting.
         #expect(server.eventually { curl(server.base + "/healthz", [], timeout: 2).status != 200 })
-        #expect(uploads.finished(within: 60))
+        #expect(uploads.finished(within: 60), "the running job had no answer after 60 s")
         #expect(uploads.results.first?.status == 200)
-        #expect(uploads.results.first?.json["outcome"] as? String == "completed")
-        #expect(server.stop(signal: 0, timeout: 20) == 0)
+        #expect(try uploads.results.first?.report.outcome == .completed)
+        #expect(server.stop(signal: 0, polls: 1_000) == 0, "the server did not exit by itself after SIGTERM")
         #expect(server.jobDirEntries.isEmpty)
     }
 
@@ -369,9 +370,9 @@ struct ServerTests {
         #expect(server.eventually { server.health["running"] == 1 && !server.children.isEmpty })
         let children = server.children
         kill(server.pid, SIGTERM)
-        #expect(server.stop(signal: 0, timeout: 20) == 0)
+        #expect(server.stop(signal: 0, polls: 1_000) == 0, "the server did not exit by itself after SIGTERM")
         // The job was cancelled, not waited for: its answer is the shutdown's 503, not its report.
-        #expect(uploads.finished(within: 10))
+        #expect(uploads.finished(within: 10), "the cancelled job had no answer after 10 s")
         #expect(uploads.results.first?.status == 503)
         #expect(uploads.results.first?.errorCode == "shutting_down")
         #expect(server.jobDirEntries.isEmpty)

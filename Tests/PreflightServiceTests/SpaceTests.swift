@@ -1,5 +1,6 @@
 import Foundation
 import MigrationCore
+import Simulation
 import Testing
 import TestSupport
 
@@ -29,12 +30,12 @@ struct SpaceTests {
     func stepNeedsExactlyMinFreeBytes(step: String, mode: String) throws {
         let run = try SpaceRehearsal(step: step, rows: 20_000, mode: mode)
         let unlimited = try run.report()
-        #expect(unlimited.outcome == "completed", "\(unlimited.stderr)")
-        let needed = try #require(unlimited.minFreeBytes)
+        #expect(unlimited.outcome == .completed, "\(unlimited.stderr)")
+        let needed = try #require(unlimited.space.minFreeBytes)
         try Self.expectEstimateCovers(unlimited)
 
         let enough = try run.report(["--free-bytes", "\(needed)", "--space-check", "off"])
-        #expect(enough.outcome == "completed", "\(enough.failure ?? [:])")
+        #expect(enough.outcome == .completed, "\(String(describing: enough.failure))")
         let short = try run.report(["--free-bytes", "\(needed - run.pageSize)", "--space-check", "off"])
         Self.expectDiskFullRolledBack(short, rows: 20_000)
     }
@@ -45,12 +46,12 @@ struct SpaceTests {
     func indexBuildSpillsItsSortToTempFiles(mode: String) throws {
         let run = try SpaceRehearsal(step: SpaceFixtures.indexBuild, rows: 100_000, mode: mode)
         let report = try run.report()
-        #expect(report.outcome == "completed", "\(report.stderr)")
-        let temp = RunReport.int((report.space["by_class"] as? [String: Any])?["temp"]) ?? 0
+        #expect(report.outcome == .completed, "\(report.stderr)")
+        let temp = report.space.byClass?["temp"] ?? 0
         // The keys are ~110 bytes: 100,000 of them are ~11 MB, far past the 2 MB cache.
         #expect(temp > 8_000_000)
         let step = try #require(report.step(2))
-        #expect(step["cost_class"] as? String == "index")
+        #expect(step.costClass == .index)
         try Self.expectEstimateCovers(report)
     }
 
@@ -60,16 +61,16 @@ struct SpaceTests {
     func rebuildOf100000RowsAgainstTheFreeSpace(mode: String) throws {
         let run = try SpaceRehearsal(step: SpaceFixtures.rebuild, rows: 100_000, mode: mode)
         let unlimited = try run.report()
-        #expect(unlimited.outcome == "completed", "\(unlimited.stderr)")
-        let needed = try #require(unlimited.minFreeBytes)
+        #expect(unlimited.outcome == .completed, "\(unlimited.stderr)")
+        let needed = try #require(unlimited.space.minFreeBytes)
         let step = try #require(unlimited.step(2))
         try Self.expectEstimateCovers(unlimited)
 
         // The copy needs room for a whole second table: the step's peak holds both.
         let tableBytes = try SpaceFixtures.treeBytes("notes", at: run.database)
-        let initial = try #require(RunReport.int(unlimited.space["initial_bytes"]))
-        #expect(try #require(RunReport.int(step["peak_growth_bytes"])) >= tableBytes)
-        #expect(try #require(RunReport.int(step["peak_bytes"])) >= initial + tableBytes)
+        let initial = try #require(unlimited.space.initialBytes)
+        #expect(try #require(step.peakGrowthBytes) >= tableBytes)
+        #expect(try #require(step.peakBytes) >= initial + tableBytes)
 
         // 10% too little: refused before anything is touched. (The free space the check
         // sees is what is left when the step begins: in WAL mode opening the file maps
@@ -78,13 +79,13 @@ struct SpaceTests {
         let beforeStep = try Self.growthBeforeStep(unlimited)
         let before = FixtureDatabase.sha256(of: run.database)
         let refused = try run.report(["--free-bytes", "\(tooLittle)", "--out", run.directory.file("refused.db")])
-        #expect(refused.outcome == "refused", "\(refused.failure ?? [:])")
-        #expect(refused.failure?["kind"] as? String == "insufficient_space")
-        #expect(RunReport.int(refused.failure?["free_bytes"]) == tooLittle - beforeStep)
-        #expect(try #require(RunReport.int(refused.failure?["needed_bytes"])) >= needed)
-        #expect(refused.step(2)?["status"] as? String == "refused")
-        #expect(RunReport.int(refused.step(2)?["bytes_written"]) ?? 0 == 0)
-        #expect((refused.json["launches"] as? [[String: Any]])?.allSatisfy { $0["reached_version"] as? Int == 1 } == true)
+        #expect(refused.outcome == .refused, "\(String(describing: refused.failure))")
+        #expect(refused.failure?.kind == "insufficient_space")
+        #expect(refused.failure?.freeBytes == tooLittle - beforeStep)
+        #expect(try #require(refused.failure?.neededBytes) >= needed)
+        #expect(refused.step(2)?.status == .refused)
+        #expect(refused.step(2)?.bytesWritten ?? 0 == 0)
+        #expect(refused.launches.allSatisfy { $0.reachedVersion == 1 })
         #expect(FixtureDatabase.sha256(of: run.database) == before)
         if FileManager.default.fileExists(atPath: run.directory.file("refused.db")) {
             #expect(try FixtureDatabase.userVersion(at: run.directory.file("refused.db")) == 1)
@@ -98,10 +99,10 @@ struct SpaceTests {
         // Exactly enough: the least free space with which the run succeeds. (The check
         // itself asks for its estimate, which is at least this much.)
         let enough = try run.report(["--free-bytes", "\(needed)", "--space-check", "off"])
-        #expect(enough.outcome == "completed", "\(enough.failure ?? [:])")
-        let estimated = try #require(RunReport.int(step["estimated_bytes"]))
+        #expect(enough.outcome == .completed, "\(String(describing: enough.failure))")
+        let estimated = try #require(step.estimatedBytes)
         let checked = try run.report(["--free-bytes", "\(estimated + beforeStep)"])
-        #expect(checked.outcome == "completed", "\(checked.failure ?? [:])")
+        #expect(checked.outcome == .completed, "\(String(describing: checked.failure))")
     }
 
     // MARK: - The estimate against what steps measure
@@ -127,7 +128,7 @@ struct SpaceTests {
         let (name, step) = Self.estimatedSteps[index]
         let run = try SpaceRehearsal(step: step, rows: 20_000, mode: mode)
         let report = try run.report()
-        #expect(report.step(2)?["status"] as? String == "applied", "\(name): \(report.failure ?? [:])")
+        #expect(report.step(2)?.status == .applied, "\(name): \(String(describing: report.failure))")
         try Self.expectEstimateCovers(report, name)
     }
 
@@ -140,9 +141,9 @@ struct SpaceTests {
     /// began (the -shm mapped when the file is opened) is not the step's.
     static func expectEstimateCovers(_ report: RunReport, _ name: String = "", sourceLocation: SourceLocation = #_sourceLocation) throws {
         let step = try #require(report.step(2), sourceLocation: sourceLocation)
-        let estimated = try #require(RunReport.int(step["estimated_bytes"]), "\(name): no estimate", sourceLocation: sourceLocation)
-        let stepNeed = try #require(RunReport.int(step["peak_growth_bytes"]), sourceLocation: sourceLocation)
-        let runNeed = (report.minFreeBytes ?? stepNeed) - (try growthBeforeStep(report))
+        let estimated = try #require(step.estimatedBytes, "\(name): no estimate", sourceLocation: sourceLocation)
+        let stepNeed = try #require(step.peakGrowthBytes, sourceLocation: sourceLocation)
+        let runNeed = (report.space.minFreeBytes ?? stepNeed) - (try growthBeforeStep(report))
         #expect(estimated >= stepNeed, "\(name): estimated \(estimated) < step peak growth \(stepNeed)", sourceLocation: sourceLocation)
         #expect(estimated >= runNeed, "\(name): estimated \(estimated) < run peak growth \(runNeed)", sourceLocation: sourceLocation)
         #expect(
@@ -154,20 +155,20 @@ struct SpaceTests {
     /// less the files' size at the start).
     static func growthBeforeStep(_ report: RunReport) throws -> Int64 {
         let step = try #require(report.step(2))
-        let peak = try #require(RunReport.int(step["peak_bytes"]))
-        let growth = try #require(RunReport.int(step["peak_growth_bytes"]))
-        let initial = try #require(RunReport.int(report.space["initial_bytes"]))
+        let peak = try #require(step.peakBytes)
+        let growth = try #require(step.peakGrowthBytes)
+        let initial = try #require(report.space.initialBytes)
         return max(0, peak - growth - initial)
     }
 
     /// disk_full: the step rolled back, the database consistent at version 1, no row lost.
     static func expectDiskFullRolledBack(_ report: RunReport, rows: Int, sourceLocation: SourceLocation = #_sourceLocation) {
-        #expect(report.outcome == "disk_full", "\(report.failure ?? [:])", sourceLocation: sourceLocation)
-        #expect(report.failure?["kind"] as? String == "disk_full", sourceLocation: sourceLocation)
-        #expect(report.final?["integrity"] as? String == "ok", sourceLocation: sourceLocation)
-        #expect(report.final?["user_version"] as? Int == 1, sourceLocation: sourceLocation)
-        #expect((report.final?["tables"] as? [String: Int])?["notes"] == rows, sourceLocation: sourceLocation)
-        #expect(report.step(2)?["status"] as? String == "failed", sourceLocation: sourceLocation)
+        #expect(report.outcome == .diskFull, "\(String(describing: report.failure))", sourceLocation: sourceLocation)
+        #expect(report.failure?.kind == "disk_full", sourceLocation: sourceLocation)
+        #expect(report.final?.integrity == "ok", sourceLocation: sourceLocation)
+        #expect(report.final?.userVersion == 1, sourceLocation: sourceLocation)
+        #expect(report.final?.tables?["notes"] == Int64(rows), sourceLocation: sourceLocation)
+        #expect(report.step(2)?.status == .failed, sourceLocation: sourceLocation)
     }
 }
 

@@ -4,12 +4,16 @@ import Simulation
 /// Runs the real `preflight` binary, as users do.
 public enum PreflightProcess {
     /// The binary `swift build` made, beside the test bundle.
-    public static var executable: String {
+    public static var executable: String { builtProduct("preflight") }
+
+    /// The executable `name` (`preflight`, `launch-gate`) that `swift build` made, beside
+    /// the test bundle.
+    public static func builtProduct(_ name: String) -> String {
         let testBinary = (try? FileManager.default.destinationOfSymbolicLink(atPath: "/proc/self/exe")) ?? CommandLine.arguments[0]
         var directory = URL(fileURLWithPath: testBinary).deletingLastPathComponent()
         // The bundle may sit inside `X.xctest/` on some layouts.
         if directory.lastPathComponent.hasSuffix(".xctest") { directory.deleteLastPathComponent() }
-        return directory.appendingPathComponent("preflight").path
+        return directory.appendingPathComponent(name).path
     }
 
     public struct Result: Sendable {
@@ -17,15 +21,40 @@ public enum PreflightProcess {
         public var stdout: Data
         public var stderr: String
 
-        /// The report printed on stdout, as a JSON object.
-        public var report: [String: Any] {
-            (try? JSONSerialization.jsonObject(with: stdout)) as? [String: Any] ?? [:]
-        }
-
-        /// The report printed on stdout, as the `Report` it was encoded from; throws when
-        /// stdout is not one (another format, or no report at all).
+        /// The report printed on stdout, as the `Report` it was encoded from; throws
+        /// `NoReport` (with the exit status and stderr) when stdout is not one (another
+        /// format, or no report at all).
         public var decodedReport: Report {
-            get throws { try JSONDecoder().decode(Report.self, from: stdout) }
+            get throws {
+                do {
+                    return try JSONDecoder().decode(Report.self, from: stdout)
+                } catch {
+                    throw NoReport(status: status, stderr: stderr, reason: "\(error)")
+                }
+            }
+        }
+    }
+
+    /// A run whose stdout is not a report, and what the process said instead.
+    public struct NoReport: Error, CustomStringConvertible {
+        public var status: Int32
+        public var stderr: String
+        public var reason: String
+
+        public var description: String { "no report on stdout (exit status \(status), \(reason)); stderr: \(stderr)" }
+    }
+
+    /// Polls of 10 ms a run may take (10 minutes, far beyond any test's) before it is
+    /// taken for hung: killed, and thrown as `Hung` instead of hanging the test run.
+    public static let maxPolls = 60_000
+
+    /// A run that did not end within `maxPolls`, and what it had said on stderr.
+    public struct Hung: Error, CustomStringConvertible {
+        public var arguments: [String]
+        public var stderr: String
+
+        public var description: String {
+            "preflight \(arguments.joined(separator: " ")) had not ended after \(maxPolls) polls and was killed; stderr: \(stderr)"
         }
     }
 
@@ -43,10 +72,22 @@ public enum PreflightProcess {
         process.standardError = stderr
         try process.run()
         // Read both pipes while the process runs, so that neither fills up and blocks it.
+        let outputReader = Thread.detachedReader(stdout.fileHandleForReading)
         let errorReader = Thread.detachedReader(stderr.fileHandleForReading)
-        let output = stdout.fileHandleForReading.readDataToEndOfFile()
+        var polls = 0
+        while process.isRunning && polls < maxPolls {
+            usleep(10_000)
+            polls += 1
+        }
+        if process.isRunning {
+            kill(process.processIdentifier, SIGKILL)
+            process.waitUntilExit()
+            throw Hung(arguments: arguments, stderr: String(decoding: errorReader.wait(), as: UTF8.self))
+        }
         process.waitUntilExit()
-        return Result(status: process.terminationStatus, stdout: output, stderr: String(decoding: errorReader.wait(), as: UTF8.self))
+        return Result(
+            status: process.terminationStatus, stdout: outputReader.wait(),
+            stderr: String(decoding: errorReader.wait(), as: UTF8.self))
     }
 }
 

@@ -1,5 +1,6 @@
 import Foundation
 import MigrationCore
+import Simulation
 
 /// Databases, plans and report readers for the disk-space tests (issue 4).
 ///
@@ -63,39 +64,32 @@ public enum SpaceFixtures {
     }
 }
 
-/// A report of `preflight run`, read the way the space tests need it.
-public struct RunReport: @unchecked Sendable {
-    public let json: [String: Any]
+/// A report of `preflight run` with the process's stderr, read the way the space tests
+/// need it: the report's fields directly (`run.outcome`, `run.space.minFreeBytes`), and
+/// a step by its version.
+@dynamicMemberLookup
+public struct RunReport: Sendable {
+    public let report: Report
     public let status: Int32
     public let stderr: String
 
-    public init(_ result: PreflightProcess.Result) {
-        json = result.report
+    /// Throws `PreflightProcess.NoReport` when the run printed no report.
+    public init(_ result: PreflightProcess.Result) throws {
+        report = try result.decodedReport
         status = result.status
         stderr = result.stderr
     }
 
-    public var outcome: String? { json["outcome"] as? String }
-    public var failure: [String: Any]? { json["failure"] as? [String: Any] }
-    public var final: [String: Any]? { json["final"] as? [String: Any] }
-    public var space: [String: Any] { json["space"] as? [String: Any] ?? [:] }
-    public var steps: [[String: Any]] { json["steps"] as? [[String: Any]] ?? [] }
+    public subscript<Value>(dynamicMember field: KeyPath<Report, Value>) -> Value { report[keyPath: field] }
 
-    public func step(_ version: Int) -> [String: Any]? {
-        steps.first { ($0["version"] as? Int) == version }
-    }
-
-    public var minFreeBytes: Int64? { Self.int(space["min_free_bytes"]) }
-
-    /// An integer field of the report (JSON numbers come back as NSNumber).
-    public static func int(_ value: Any?) -> Int64? {
-        (value as? NSNumber)?.int64Value
+    public func step(_ version: Int) -> StepReport? {
+        report.steps.first { $0.version == version }
     }
 }
 
 extension PreflightProcess {
     /// `preflight run --db database --plan plan options...`, its report.
     public static func runReport(database: String, plan: String, _ options: [String] = []) throws -> RunReport {
-        RunReport(try run(["run", "--db", database, "--plan", plan] + options))
+        try RunReport(run(["run", "--db", database, "--plan", plan] + options))
     }
 }
