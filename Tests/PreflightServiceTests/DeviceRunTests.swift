@@ -1,4 +1,5 @@
 import Foundation
+import Simulation
 import Testing
 import TestSupport
 
@@ -43,14 +44,11 @@ struct DeviceRunTests {
             """)
     }
 
-    /// `preflight run` with its job directory inside `directory`.
-    private func run(_ arguments: [String], in directory: TemporaryDirectory) throws -> PreflightProcess.Result {
-        try PreflightProcess.run(["run"] + arguments, environment: ["TMPDIR": directory.path])
+    /// `preflight run` with its job directory inside `directory`, and the report it printed.
+    private func run(_ arguments: [String], in directory: TemporaryDirectory) throws -> (status: Int32, report: Report) {
+        let result = try PreflightProcess.run(["run"] + arguments, environment: ["TMPDIR": directory.path])
+        return (result.status, try result.decodedReport)
     }
-
-    private func steps(_ result: PreflightProcess.Result) -> [[String: Any]] { result.report["steps"] as? [[String: Any]] ?? [] }
-    private func failure(_ result: PreflightProcess.Result) -> [String: Any] { result.report["failure"] as? [String: Any] ?? [:] }
-    private func options(_ result: PreflightProcess.Result) -> [String: Any] { result.report["options"] as? [String: Any] ?? [:] }
 
     @Test func aRenameOverATableAViewReadsWorksOnAndroid30AndFailsOnIOS17() throws {
         let directory = TemporaryDirectory("device-view")
@@ -58,17 +56,18 @@ struct DeviceRunTests {
         let plan = try write(Self.viewPlan, to: directory.file("shop.json"))
 
         let android = try run(["--db", database, "--plan", plan, "--device", "android-30"], in: directory)
-        #expect(android.status == 0, "\(android.stderr)")
-        #expect(android.report["outcome"] as? String == "completed")
-        #expect((android.report["final"] as? [String: Any])?["schema_matches_fresh_install"] as? Bool == true)
+        #expect(android.status == 0)
+        #expect(android.report.outcome == .completed, "\(String(describing: android.report.failure))")
+        #expect(android.report.final?.schemaMatchesFreshInstall == true)
 
         let iPhone = try run(["--db", database, "--plan", plan, "--device", "ios-17"], in: directory)
         #expect(iPhone.status == 1)
-        #expect(iPhone.report["outcome"] as? String == "failed")
-        #expect(failure(iPhone)["kind"] as? String == "sql_error")
-        #expect((failure(iPhone)["message"] as? String)?.contains("error in view item_names: no such table: main.items") == true)
-        #expect(failure(iPhone)["statement"] as? String == "ALTER TABLE items_new RENAME TO items")
-        #expect((iPhone.report["final"] as? [String: Any])?["user_version"] as? Int == 1)
+        #expect(iPhone.report.outcome == .failed)
+        let failure = try #require(iPhone.report.failure)
+        #expect(failure.kind == "sql_error")
+        #expect(failure.message.contains("error in view item_names: no such table: main.items"), "\(failure.message)")
+        #expect(failure.statement == "ALTER TABLE items_new RENAME TO items")
+        #expect(iPhone.report.final?.userVersion == 1)
     }
 
     @Test func dropColumnFailsOnTheSQLiteOfAndroid30AndRunsOnAndroid35() throws {
@@ -78,27 +77,29 @@ struct DeviceRunTests {
 
         let old = try run(["--db", database, "--plan", plan, "--device", "android-30"], in: directory)
         #expect(old.status == 1)
-        #expect(old.report["outcome"] as? String == "failed")
-        #expect(failure(old)["kind"] as? String == "sqlite_too_old")
-        #expect(failure(old)["step"] as? Int == 2)
-        #expect(failure(old)["statement"] as? String == "ALTER TABLE notes DROP COLUMN body")
-        let message = failure(old)["message"] as? String ?? ""
-        #expect(message.contains("ALTER TABLE DROP COLUMN") && message.contains("3.35.0") && message.contains("3.28"), "\(message)")
-        #expect(steps(old).first?["status"] as? String == "failed")
-        #expect(options(old)["sqlite_check"] as? String == "fail")
-        #expect((old.report["final"] as? [String: Any])?["user_version"] as? Int == 1)
+        #expect(old.report.outcome == .failed)
+        let failure = try #require(old.report.failure)
+        #expect(failure.kind == "sqlite_too_old")
+        #expect(failure.step == 2)
+        #expect(failure.statement == "ALTER TABLE notes DROP COLUMN body")
+        #expect(failure.sqliteCode == 1)
+        #expect(
+            failure.message.contains("ALTER TABLE DROP COLUMN") && failure.message.contains("3.35.0")
+                && failure.message.contains("3.28"), "\(failure.message)")
+        #expect(old.report.steps.map(\.status) == [.failed])
+        #expect(old.report.options.sqliteCheck == .fail)
+        #expect(old.report.final?.userVersion == 1)
 
         let current = try run(["--db", database, "--plan", plan, "--device", "android-35"], in: directory)
-        #expect(current.status == 0, "\(current.stderr)")
-        #expect(current.report["outcome"] as? String == "completed")
+        #expect(current.status == 0)
+        #expect(current.report.outcome == .completed)
 
         let warned = try run(["--db", database, "--plan", plan, "--device", "android-30", "--sqlite-check", "warn"], in: directory)
-        #expect(warned.report["outcome"] as? String == "completed", "\(warned.stderr)")
-        #expect(options(warned)["sqlite_check"] as? String == "warn")
-        let warnings = warned.report["warnings"] as? [[String: Any]] ?? []
-        #expect(warnings.map { $0["code"] as? String } == ["sqlite_too_old"])
-        #expect(warnings.first?["step"] as? Int == 2)
-        #expect((warnings.first?["message"] as? String)?.contains("android-30") == true)
+        #expect(warned.report.outcome == .completed)
+        #expect(warned.report.options.sqliteCheck == .warn)
+        #expect(warned.report.warnings.map(\.code) == ["sqlite_too_old"])
+        #expect(warned.report.warnings.first?.step == 2)
+        #expect(warned.report.warnings.first?.message.contains("android-30") == true)
     }
 
     /// On SQLite 3.22 (nothing newer passes there): `over` as a column and `DROP COLUMN`
@@ -113,9 +114,9 @@ struct DeviceRunTests {
                 "CREATE VIEW overs AS SELECT over, note FROM log WHERE over > 0"]}]}
             """, to: directory.file("log.json"))
         let result = try run(["--db", database, "--plan", plan, "--device", "android-28"], in: directory)
-        #expect(result.status == 0, "\(result.stderr)")
-        #expect(result.report["outcome"] as? String == "completed")
-        #expect((result.report["warnings"] as? [[String: Any]])?.isEmpty == true)
+        #expect(result.status == 0)
+        #expect(result.report.outcome == .completed, "\(String(describing: result.report.failure))")
+        #expect(result.report.warnings.isEmpty)
     }
 
     @Test func theEntryPointSetsTheWatchdogOfTheRun() throws {
@@ -124,10 +125,11 @@ struct DeviceRunTests {
         let plan = try write(Self.dropColumnPlan, to: directory.file("notes.json"))
         for (device, watchdogMs) in [("android-35", 15_000), ("android-anr", 5_000), ("ios-18", 20_000), ("default", nil)] {
             let result = try run(["--db", database, "--plan", plan, "--device", device, "--target", "1"], in: directory)
-            #expect(options(result)["watchdog_ms"] as? Int == watchdogMs, "\(device)")
+            #expect(result.report.options.watchdogMs == watchdogMs, "\(device)")
         }
-        let explicit = try run(["--db", database, "--plan", plan, "--device", "android-35", "--watchdog-ms", "777", "--target", "1"], in: directory)
-        #expect(options(explicit)["watchdog_ms"] as? Int == 777)
+        let explicit = try run(
+            ["--db", database, "--plan", plan, "--device", "android-35", "--watchdog-ms", "777", "--target", "1"], in: directory)
+        #expect(explicit.report.options.watchdogMs == 777)
     }
 
     // MARK: - Time and memory
@@ -167,7 +169,7 @@ struct DeviceRunTests {
         let database = try eventsDatabase(rows: 100_000, in: directory)
         let plan = try indexPlan(in: directory)
         let measure = try run(["--db", database, "--plan", plan, "--target", "2", "--verify", "off"], in: directory)
-        let stepMs = try #require(steps(measure).first?["elapsed_ms"] as? Int)
+        let stepMs = try #require(measure.report.steps.first?.elapsedMs)
         let watchdogMs = 10 * (stepMs + 200)
         let devicesDirectory = try devices([
             "same": #""watchdog_ms": \#(watchdogMs), "launches": 2"#,
@@ -176,12 +178,12 @@ struct DeviceRunTests {
         let arguments = ["--db", database, "--plan", plan, "--target", "2", "--verify", "off", "--devices-dir", devicesDirectory]
 
         let same = try run(arguments + ["--device", "same"], in: directory)
-        #expect(same.report["outcome"] as? String == "completed", "\(same.stderr)")
+        #expect(same.report.outcome == .completed)
         let slower = try run(arguments + ["--device", "slower"], in: directory)
-        #expect(slower.report["outcome"] as? String == "crash_loop", "\(slower.stderr)")
-        #expect((slower.report["launches"] as? [[String: Any]])?.first?["ended"] as? String == "killed")
-        #expect(options(slower)["watchdog_ms"] as? Int == watchdogMs)
-        #expect(options(slower)["time_scale"] as? Double == 100)
+        #expect(slower.report.outcome == .crashLoop)
+        #expect(slower.report.launches.first?.ended == .killed)
+        #expect(slower.report.options.watchdogMs == watchdogMs)
+        #expect(slower.report.options.timeScale == 100)
     }
 
     /// With temp files in memory a big CREATE INDEX sorts in RAM: no temp bytes on disk,
@@ -194,20 +196,17 @@ struct DeviceRunTests {
         let profiles = try devices(["disk": #""launches": 1"#, "ram": memory], in: directory)
         let arguments = ["--db", database, "--plan", plan, "--verify", "off", "--devices-dir", profiles]
 
-        let onDisk = try run(arguments + ["--device", "disk"], in: directory)
-        let inRAM = try run(arguments + ["--device", "ram"], in: directory)
-        for result in [onDisk, inRAM] {
-            #expect(result.report["outcome"] as? String == "completed", "\(result.stderr)")
-            #expect(steps(result).count == 2)
-            for step in steps(result) { #expect((step["peak_memory_bytes"] as? Int ?? 0) > 0, "\(step)") }
+        let onDisk = try run(arguments + ["--device", "disk"], in: directory).report
+        let inRAM = try run(arguments + ["--device", "ram"], in: directory).report
+        for report in [onDisk, inRAM] {
+            #expect(report.outcome == .completed, "\(String(describing: report.failure))")
+            #expect(report.steps.count == 2)
+            for step in report.steps { #expect((step.peakMemoryBytes ?? 0) > 0, "step \(step.version)") }
         }
-        let temp = { (result: PreflightProcess.Result) in
-            ((result.report["space"] as? [String: Any])?["by_class"] as? [String: Any])?["temp"] as? Int
-        }
-        #expect((temp(onDisk) ?? 0) > 1_000_000)
-        #expect(temp(inRAM) == 0)
-        let sortOnDisk = try #require(steps(onDisk).first?["peak_memory_bytes"] as? Int)
-        let sortInRAM = try #require(steps(inRAM).first?["peak_memory_bytes"] as? Int)
+        #expect((onDisk.space.byClass?["temp"] ?? 0) > 1_000_000)
+        #expect(inRAM.space.byClass?["temp"] == 0)
+        let sortOnDisk = try #require(onDisk.steps.first?.peakMemoryBytes)
+        let sortInRAM = try #require(inRAM.steps.first?.peakMemoryBytes)
         #expect(sortInRAM > sortOnDisk + 20_000_000, "\(sortInRAM) vs \(sortOnDisk)")
 
         // Half-way between the two peaks: the sort on disk would fit, the one in RAM does not.
@@ -216,16 +215,15 @@ struct DeviceRunTests {
         let killed = try run(
             ["--db", database, "--plan", plan, "--verify", "off", "--devices-dir", tightProfiles, "--device", "tight"], in: directory)
         #expect(killed.status == 1)
-        #expect(killed.report["outcome"] as? String == "failed", "\(killed.stderr)")
-        #expect(failure(killed)["kind"] as? String == "memory")
-        #expect(failure(killed)["step"] as? Int == 2)
-        #expect((failure(killed)["message"] as? String)?.contains("memory_limit_bytes") == true)
-        let launches = killed.report["launches"] as? [[String: Any]] ?? []
-        #expect(launches.count == 1)
-        #expect(launches.first?["ended"] as? String == "killed")
-        #expect(steps(killed).map { $0["status"] as? String } == ["failed", "skipped"])
-        #expect((steps(killed).first?["peak_memory_bytes"] as? Int ?? 0) > 0)
-        #expect((killed.report["final"] as? [String: Any])?["user_version"] as? Int == 1)
+        #expect(killed.report.outcome == .failed)
+        let failure = try #require(killed.report.failure)
+        #expect(failure.kind == "memory")
+        #expect(failure.step == 2)
+        #expect(failure.message.contains("memory_limit_bytes"), "\(failure.message)")
+        #expect(killed.report.launches.map(\.ended) == [.killed])
+        #expect(killed.report.steps.map(\.status) == [.failed, .skipped])
+        #expect((killed.report.steps.first?.peakMemoryBytes ?? 0) > 0)
+        #expect(killed.report.final?.userVersion == 1)
     }
 
     /// Over HTTP, as a pipeline asks: the same upload answers differently by device.
@@ -241,9 +239,10 @@ struct DeviceRunTests {
         let android = server.curl("/v1/migrations?plan=shop&device=android-30", ["--data-binary", "@" + database])
         #expect(android.status == 200)
         #expect(android.headers["preflight-outcome"] == "completed")
-        #expect((android.json["options"] as? [String: Any])?["device"] as? String == "android-30")
+        #expect(try android.report.options.device == "android-30")
         let iPhone = server.curl("/v1/migrations?plan=shop&device=ios-17", ["--data-binary", "@" + database])
         #expect(iPhone.headers["preflight-outcome"] == "failed")
+        #expect(try iPhone.report.failure?.message.contains("error in view item_names") == true)
         let listed = server.get("/v1/devices").json["devices"] as? [[String: Any]] ?? []
         let android30 = listed.first { $0["name"] as? String == "android-30" }
         #expect(android30?["sqlite_version"] as? String == "3.28")
