@@ -48,9 +48,11 @@ public struct SQLiteFeature: Sendable, Hashable {
     static func function(_ name: String) -> SQLiteFeature? {
         let folded = name.asciiLowercased()
         guard let entry = functions[folded] else { return nil }
-        return SQLiteFeature(
-            name: "\(entry.kind) \(folded)()", introduced: entry.version,
-            olderSQLiteSays: "\"no such function: \(folded)\"")
+        var says = "\"no such function: \(folded)\""
+        if entry.kind == "the JSON function" {
+            says += " unless the platform compiled JSON1 in (optional before 3.38.0; if it did, use sqlite_check warn)"
+        }
+        return SQLiteFeature(name: "\(entry.kind) \(folded)()", introduced: entry.version, olderSQLiteSays: says)
     }
 
     private static func syntax(_ name: String, _ major: Int, _ minor: Int) -> SQLiteFeature {
