@@ -12,7 +12,8 @@ import Testing
         var linted = plan
         linted.steps = [step]
         return CompatibilityWarnings.check(
-            plan: linted, target: 1, device: DeviceProfile(name: "old", minSQLiteVersion: minSQLite)
+            plan: linted, target: 1, device: DeviceProfile(name: "old", sqliteVersion: minSQLite.flatMap(SQLiteVersion.init)),
+            sqliteCheck: .warn
         ).map(\.code)
     }
 

@@ -52,6 +52,9 @@ public struct MigrationEvent: Sendable, Codable, Equatable {
     public var failure: Failure?
     /// Something the step did not fail for but a person should know (`step_finished`).
     public var warning: String?
+    /// Peak resident memory of the process during the step (`step_finished`,
+    /// `step_failed`), when the process that runs the migrator measures it.
+    public var peakMemoryBytes: Int64?
     /// Milliseconds since the migrator started, for every event.
     public var atMs: Int?
 
@@ -64,7 +67,8 @@ public struct MigrationEvent: Sendable, Codable, Equatable {
         case event, version, userVersion = "user_version", id, applicationID = "application_id"
         case journalMode = "journal_mode", name, stepKind = "kind", costClass = "cost_class"
         case elapsedMs = "elapsed_ms", swapMs = "swap_ms", rows, batches, cursor
-        case estimatedBytes = "estimated_bytes", space, stop, failure, warning, atMs = "at_ms"
+        case estimatedBytes = "estimated_bytes", space, stop, failure, warning, peakMemoryBytes = "peak_memory_bytes"
+        case atMs = "at_ms"
     }
 }
 

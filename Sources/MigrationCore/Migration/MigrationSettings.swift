@@ -4,11 +4,19 @@ public struct MigrationSettings: Sendable, Equatable {
     public var target: Int?
     public var spaceCheck: SpaceCheck
     public var connection: ConnectionSettings
+    /// The SQLite the migration is held to, when it is older than the one linked: a step
+    /// that uses a feature newer than it fails before it runs, as it would fail there
+    /// (`SQLiteFeature`). Nil for the linked SQLite's own judgement.
+    public var sqliteVersion: SQLiteVersion?
 
-    public init(target: Int? = nil, spaceCheck: SpaceCheck = .estimate, connection: ConnectionSettings = ConnectionSettings()) {
+    public init(
+        target: Int? = nil, spaceCheck: SpaceCheck = .estimate, connection: ConnectionSettings = ConnectionSettings(),
+        sqliteVersion: SQLiteVersion? = nil
+    ) {
         self.target = target
         self.spaceCheck = spaceCheck
         self.connection = connection
+        self.sqliteVersion = sqliteVersion
     }
 
     /// Whether a step is refused when its space estimate exceeds the free space.
@@ -20,7 +28,8 @@ public struct MigrationSettings: Sendable, Equatable {
     }
 }
 
-/// The connection settings of the app's platform that change what a migration costs.
+/// The connection settings of the app's platform that change what a migration costs or
+/// how its statements behave. Nil leaves SQLite's own default.
 public struct ConnectionSettings: Sendable, Equatable, Codable {
     /// `PRAGMA secure_delete`: Android's SQLite turns it on, so freed pages are overwritten.
     public var secureDelete: Bool?
@@ -28,30 +37,66 @@ public struct ConnectionSettings: Sendable, Equatable, Codable {
     public var journalMode: String?
     /// `PRAGMA synchronous`, e.g. "NORMAL" or "FULL".
     public var synchronous: String?
+    /// `PRAGMA legacy_alter_table`: Android's SQLite has it on from API 30, so `ALTER TABLE
+    /// ... RENAME` leaves views and triggers alone (and does not fail on their references).
+    public var legacyAlterTable: Bool?
+    /// `PRAGMA temp_store`: "DEFAULT", "FILE" or "MEMORY" (Android: temp files in memory,
+    /// so big sorts cost RAM, not disk).
+    public var tempStore: String?
+    /// `PRAGMA journal_size_limit` in bytes (-1: no limit).
+    public var journalSizeLimit: Int64?
+    /// `PRAGMA wal_autocheckpoint` in pages (0: off).
+    public var walAutocheckpoint: Int?
+    /// `PRAGMA foreign_keys` as the platform opens the connection; the plan's own
+    /// `foreign_keys` (what the app's code sets) is applied after it.
+    public var foreignKeys: Bool?
 
-    public init(secureDelete: Bool? = nil, journalMode: String? = nil, synchronous: String? = nil) {
+    public init(
+        secureDelete: Bool? = nil, journalMode: String? = nil, synchronous: String? = nil,
+        legacyAlterTable: Bool? = nil, tempStore: String? = nil, journalSizeLimit: Int64? = nil,
+        walAutocheckpoint: Int? = nil, foreignKeys: Bool? = nil
+    ) {
         self.secureDelete = secureDelete
         self.journalMode = journalMode
         self.synchronous = synchronous
+        self.legacyAlterTable = legacyAlterTable
+        self.tempStore = tempStore
+        self.journalSizeLimit = journalSizeLimit
+        self.walAutocheckpoint = walAutocheckpoint
+        self.foreignKeys = foreignKeys
     }
 
-    enum CodingKeys: String, CodingKey {
+    enum CodingKeys: String, CodingKey, CaseIterable {
         case secureDelete = "secure_delete", journalMode = "journal_mode", synchronous
+        case legacyAlterTable = "legacy_alter_table", tempStore = "temp_store", journalSizeLimit = "journal_size_limit"
+        case walAutocheckpoint = "wal_autocheckpoint", foreignKeys = "foreign_keys"
     }
 
-    static let journalModes: Set<String> = ["DELETE", "TRUNCATE", "PERSIST", "WAL"]
-    static let synchronousModes: Set<String> = ["OFF", "NORMAL", "FULL", "EXTRA"]
+    /// The settings' names in JSON (a device profile's `connection`).
+    public static let keys: Set<String> = Set(CodingKeys.allCases.map(\.rawValue))
+    public static let journalModes: Set<String> = ["DELETE", "TRUNCATE", "PERSIST", "WAL"]
+    public static let synchronousModes: Set<String> = ["OFF", "NORMAL", "FULL", "EXTRA"]
+    public static let tempStores: Set<String> = ["DEFAULT", "FILE", "MEMORY"]
 
-    /// Statements that apply these settings to a connection just opened.
+    /// Statements that apply these settings to a connection just opened, as the platform's
+    /// framework does before the app's code runs.
     func pragmas(freshFile: Bool) -> [String] {
         var result: [String] = []
-        if let secureDelete { result.append("PRAGMA secure_delete = \(secureDelete ? "ON" : "OFF")") }
+        func flag(_ value: Bool) -> String { value ? "ON" : "OFF" }
+        if let secureDelete { result.append("PRAGMA secure_delete = \(flag(secureDelete))") }
         if let synchronous, Self.synchronousModes.contains(synchronous.uppercased()) {
             result.append("PRAGMA synchronous = \(synchronous.uppercased())")
         }
         if freshFile, let journalMode, Self.journalModes.contains(journalMode.uppercased()) {
             result.append("PRAGMA journal_mode = \(journalMode.uppercased())")
         }
+        if let legacyAlterTable { result.append("PRAGMA legacy_alter_table = \(flag(legacyAlterTable))") }
+        if let tempStore, Self.tempStores.contains(tempStore.uppercased()) {
+            result.append("PRAGMA temp_store = \(tempStore.uppercased())")
+        }
+        if let journalSizeLimit { result.append("PRAGMA journal_size_limit = \(journalSizeLimit)") }
+        if let walAutocheckpoint { result.append("PRAGMA wal_autocheckpoint = \(walAutocheckpoint)") }
+        if let foreignKeys { result.append("PRAGMA foreign_keys = \(flag(foreignKeys))") }
         return result
     }
 }

@@ -165,6 +165,10 @@ public final class Migrator {
             // Started before the estimate: the estimate is the step's own work (it reads the
             // tables the step touches), and a kill during it is a kill in this step.
             emit(startedEvent)
+            // The device's SQLite would refuse the statement: the step fails as it would there.
+            if let tooOld = settings.sqliteFailure(of: step) {
+                return StepStop(ending: stop(step, .failed, tooOld, stepStart: stepStart, emit: emit), abandoned: false)
+            }
             let estimate = try SpaceEstimator(connection: context.connection).estimate(step)
             try context.checkpoint(.stepStarting(version: step.version))
             if settings.spaceCheck == .estimate, let estimate, let free = spaceMeter?.freeBytes(), estimate > free {

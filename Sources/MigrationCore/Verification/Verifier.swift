@@ -18,6 +18,9 @@ public struct Verifier: Sendable {
     /// Where the fresh install is built: an empty file made there, then removed with its
     /// journal or WAL. Whatever was there before is removed first.
     public let freshInstallPath: String
+    /// The platform's connection settings, under which the fresh install is built too
+    /// (with `legacy_alter_table` a step can succeed that fails without it).
+    public let connection: ConnectionSettings
 
     /// How thoroughly the file's integrity is checked; the other checks always run.
     public enum Mode: String, Sendable, Codable {
@@ -32,11 +35,14 @@ public struct Verifier: Sendable {
     /// How many lines of `integrity_check` / `quick_check` the report keeps.
     static let integrityLines = 10
 
-    public init(plan: Plan, target: Int, mode: Mode, freshInstallPath: String) {
+    public init(
+        plan: Plan, target: Int, mode: Mode, freshInstallPath: String, connection: ConnectionSettings = ConnectionSettings()
+    ) {
         self.plan = plan
         self.target = target
         self.mode = mode
         self.freshInstallPath = freshInstallPath
+        self.connection = connection
     }
 
     /// Verifies the database open on `connection`.
@@ -214,6 +220,7 @@ public struct Verifier: Sendable {
     private func runScript(_ script: FreshInstall, path: String) throws(FreshInstallFailure) -> SchemaSnapshot {
         do throws(SQLiteError) {
             let connection = try Connection(path: path)
+            for pragma in self.connection.pragmas(freshFile: true) { try connection.execute(pragma) }
             try connection.execute("PRAGMA foreign_keys = \(plan.foreignKeys ? "ON" : "OFF")")
             try connection.execute("BEGIN IMMEDIATE")
             do throws(SQLiteError) {
@@ -236,7 +243,8 @@ public struct Verifier: Sendable {
         // and Room's runner, which builds this fresh install, must not build another.
         var replayed = plan
         replayed.runner = .perStep
-        let migrator = Migrator(plan: replayed, settings: MigrationSettings(target: target, spaceCheck: .off))
+        let migrator = Migrator(
+            plan: replayed, settings: MigrationSettings(target: target, spaceCheck: .off, connection: connection))
         if case .stopped(_, let failure) = migrator.migrate(databaseAt: path, emit: { _ in }) {
             throw FreshInstallFailure(
                 message: "replaying steps 1 to \(target) on an empty database fails, so the schema cannot be compared: \(failure.message)")

@@ -15,7 +15,7 @@ public enum RunCommand {
         usage: preflight run --db FILE [--wal FILE] --plan PLAN.json [--out FILE] [--format json|text|junit]
                              [--device NAME] [--devices-dir DIR] [--target N] [--watchdog-ms MS]
                              [--free-bytes BYTES] [--launches N] [--space-check estimate|off]
-                             [--verify full|quick|off]
+                             [--verify full|quick|off] [--sqlite-check fail|warn]
         """
 
     public static func main(_ arguments: [String], workerExecutable: String) -> Int32 {

@@ -1,65 +1,126 @@
 import MigrationCore
 import Simulation
 
-/// Reads a device profile document, naming the file and the key of every problem.
+/// Reads a device profile document (CONTRACT §7), naming the file and the key of every problem.
 enum DeviceProfileDecoder {
     static let keys: Set<String> = [
-        "name", "description", "watchdog_ms", "free_bytes", "launches", "min_sqlite_version", "connection",
+        "name", "description", "sqlite_version", "min_sqlite_version", "entry_point", "watchdog_ms", "free_bytes",
+        "memory_limit_bytes", "launches", "time_scale", "connection",
     ]
-    static let connectionKeys: Set<String> = ["secure_delete", "journal_mode", "synchronous"]
 
     static func decode(_ bytes: [UInt8], source: String) throws(ConfigurationError) -> DeviceProfile {
         guard let object = JSONValue.parse(bytes)?.objectValue else {
             throw ConfigurationError(key: source, message: "a device profile must be a JSON object")
         }
-        if let unknown = object.keys.filter({ !keys.contains($0) }).sorted().first {
-            throw ConfigurationError(key: "\(source): \(unknown)", message: "unknown key")
+        let fields = Fields(object: object, source: source, prefix: "")
+        try fields.rejectUnknown(keys)
+        guard let name = try fields.string("name"), !name.isEmpty else {
+            throw ConfigurationError(key: "\(source): name", message: "is missing")
         }
-        func string(_ key: String, in object: [String: JSONValue]) throws(ConfigurationError) -> String? {
-            guard let value = object[key], value != .null else { return nil }
-            guard let text = value.stringValue else {
-                throw ConfigurationError(key: "\(source): \(key)", message: "must be a string")
+        // `min_sqlite_version` is the older name of the same key.
+        if object["sqlite_version"] != nil && object["min_sqlite_version"] != nil {
+            throw ConfigurationError(
+                key: "\(source): min_sqlite_version", message: "is another name for sqlite_version; give only one of them")
+        }
+        let versionKey = object["sqlite_version"] != nil ? "sqlite_version" : "min_sqlite_version"
+        var sqliteVersion: SQLiteVersion?
+        if let text = try fields.string(versionKey) {
+            guard let version = SQLiteVersion(text) else {
+                throw ConfigurationError(
+                    key: "\(source): \(versionKey)", message: "must be an SQLite version such as \"3.28\" or \"3.43.2\", got \"\(text)\"")
             }
+            sqliteVersion = version
+        }
+        var entryPoint: DeviceProfile.EntryPoint?
+        if let text = try fields.string("entry_point") {
+            guard let value = DeviceProfile.EntryPoint(rawValue: text) else {
+                throw ConfigurationError(
+                    key: "\(source): entry_point",
+                    message: "must be one of \(DeviceProfile.EntryPoint.allCases.map(\.rawValue).joined(separator: ", ")), got \"\(text)\"")
+            }
+            entryPoint = value
+        }
+        var timeScale = 1.0
+        if let value = object["time_scale"], value != .null {
+            guard case .number(let number) = value, number > 0, number <= 1000 else {
+                throw ConfigurationError(key: "\(source): time_scale", message: "must be a number above 0 and at most 1000, such as 2.5")
+            }
+            timeScale = number
+        }
+        return DeviceProfile(
+            name: name, description: try fields.string("description") ?? "", sqliteVersion: sqliteVersion,
+            entryPoint: entryPoint, watchdogMs: try fields.integer("watchdog_ms", minimum: 1).map { Int($0) },
+            freeBytes: try fields.integer("free_bytes", minimum: 0),
+            memoryLimitBytes: try fields.integer("memory_limit_bytes", minimum: 1),
+            launches: Int(try fields.integer("launches", minimum: 1) ?? 5), timeScale: timeScale,
+            connection: try connection(object["connection"], source: source))
+    }
+
+    private static func connection(_ value: JSONValue?, source: String) throws(ConfigurationError) -> ConnectionSettings {
+        var connection = ConnectionSettings()
+        guard let value, value != .null else { return connection }
+        guard let settings = value.objectValue else {
+            throw ConfigurationError(key: "\(source): connection", message: "must be an object")
+        }
+        let fields = Fields(object: settings, source: source, prefix: "connection.")
+        try fields.rejectUnknown(ConnectionSettings.keys)
+        connection.secureDelete = try fields.bool("secure_delete")
+        connection.legacyAlterTable = try fields.bool("legacy_alter_table")
+        connection.foreignKeys = try fields.bool("foreign_keys")
+        connection.journalMode = try fields.choice("journal_mode", ConnectionSettings.journalModes, "DELETE, TRUNCATE, PERSIST or WAL")
+        connection.synchronous = try fields.choice("synchronous", ConnectionSettings.synchronousModes, "OFF, NORMAL, FULL or EXTRA")
+        connection.tempStore = try fields.choice("temp_store", ConnectionSettings.tempStores, "DEFAULT, FILE or MEMORY")
+        connection.journalSizeLimit = try fields.integer("journal_size_limit", minimum: -1)
+        connection.walAutocheckpoint = try fields.integer("wal_autocheckpoint", minimum: 0).map { Int($0) }
+        return connection
+    }
+
+    /// The members of one JSON object, read with errors that name `source: prefix+key`.
+    private struct Fields {
+        let object: [String: JSONValue]
+        let source: String
+        let prefix: String
+
+        func problem(_ key: String, _ message: String) -> ConfigurationError {
+            ConfigurationError(key: "\(source): \(prefix)\(key)", message: message)
+        }
+
+        func rejectUnknown(_ known: Set<String>) throws(ConfigurationError) {
+            if let unknown = object.keys.filter({ !known.contains($0) }).sorted().first {
+                throw problem(unknown, "unknown key; keys are \(known.sorted().joined(separator: ", "))")
+            }
+        }
+
+        func value(_ key: String) -> JSONValue? {
+            guard let value = object[key], value != .null else { return nil }
+            return value
+        }
+
+        func string(_ key: String) throws(ConfigurationError) -> String? {
+            guard let value = value(key) else { return nil }
+            guard let text = value.stringValue else { throw problem(key, "must be a string") }
             return text
         }
+
+        func bool(_ key: String) throws(ConfigurationError) -> Bool? {
+            guard let value = value(key) else { return nil }
+            guard case .bool(let flag) = value else { throw problem(key, "must be true or false") }
+            return flag
+        }
+
         func integer(_ key: String, minimum: Int64) throws(ConfigurationError) -> Int64? {
-            guard let value = object[key], value != .null else { return nil }
+            guard let value = value(key) else { return nil }
             guard let number = value.integerValue, number >= minimum else {
-                throw ConfigurationError(key: "\(source): \(key)", message: "must be an integer of at least \(minimum)")
+                throw problem(key, "must be an integer of at least \(minimum)")
             }
             return number
         }
-        guard let name = try string("name", in: object), !name.isEmpty else {
-            throw ConfigurationError(key: "\(source): name", message: "is missing")
+
+        /// One of `choices` (any case), in upper case.
+        func choice(_ key: String, _ choices: Set<String>, _ described: String) throws(ConfigurationError) -> String? {
+            guard let text = try string(key)?.uppercased() else { return nil }
+            guard choices.contains(text) else { throw problem(key, "must be \(described)") }
+            return text
         }
-        var connection = ConnectionSettings()
-        if let value = object["connection"], value != .null {
-            guard let settings = value.objectValue else {
-                throw ConfigurationError(key: "\(source): connection", message: "must be an object")
-            }
-            if let unknown = settings.keys.filter({ !connectionKeys.contains($0) }).sorted().first {
-                throw ConfigurationError(key: "\(source): connection.\(unknown)", message: "unknown key")
-            }
-            if let secureDelete = settings["secure_delete"], secureDelete != .null {
-                guard case .bool(let flag) = secureDelete else {
-                    throw ConfigurationError(key: "\(source): connection.secure_delete", message: "must be true or false")
-                }
-                connection.secureDelete = flag
-            }
-            connection.journalMode = try string("journal_mode", in: settings)?.uppercased()
-            connection.synchronous = try string("synchronous", in: settings)?.uppercased()
-            if let mode = connection.journalMode, !["DELETE", "TRUNCATE", "PERSIST", "WAL"].contains(mode) {
-                throw ConfigurationError(key: "\(source): connection.journal_mode", message: "must be DELETE, TRUNCATE, PERSIST or WAL")
-            }
-            if let mode = connection.synchronous, !["OFF", "NORMAL", "FULL", "EXTRA"].contains(mode) {
-                throw ConfigurationError(key: "\(source): connection.synchronous", message: "must be OFF, NORMAL, FULL or EXTRA")
-            }
-        }
-        return DeviceProfile(
-            name: name, description: try string("description", in: object) ?? "",
-            watchdogMs: try integer("watchdog_ms", minimum: 1).map { Int($0) },
-            freeBytes: try integer("free_bytes", minimum: 0),
-            launches: Int(try integer("launches", minimum: 1) ?? 5),
-            minSQLiteVersion: try string("min_sqlite_version", in: object), connection: connection)
     }
 }

@@ -16,7 +16,9 @@ public struct OptionError: Error, Sendable, Equatable, CustomStringConvertible {
 /// `options` JSON part) into the effective options of CONTRACT §2: the device profile
 /// sets the defaults, explicit values override it.
 public struct OptionResolver: Sendable {
-    public static let names = ["target", "device", "watchdog_ms", "free_bytes", "launches", "space_check", "verify"]
+    public static let names = [
+        "target", "device", "watchdog_ms", "free_bytes", "launches", "space_check", "verify", "sqlite_check",
+    ]
 
     public var devices: DeviceCatalog
 
@@ -33,7 +35,8 @@ public struct OptionResolver: Sendable {
                 "device \"\(deviceName)\" is not a known device profile; known: \(devices.sorted.map(\.name).joined(separator: ", "))")
         }
         var options = RunOptions(
-            device: device.name, watchdogMs: device.watchdogMs, freeBytes: device.freeBytes, launches: device.launches)
+            device: device.name, watchdogMs: device.watchdogMs, freeBytes: device.freeBytes, launches: device.launches,
+            timeScale: device.timeScale)
         if let text = values["target"] {
             let target = try integer(text, option: "target", range: 0...plan.newestVersion)
             options.target = target
@@ -58,6 +61,12 @@ public struct OptionResolver: Sendable {
                 throw OptionError("verify must be \"full\", \"quick\" or \"off\", got \"\(text)\"")
             }
             options.verify = value
+        }
+        if let text = values["sqlite_check"] {
+            guard let value = RunOptions.SQLiteCheck(rawValue: text) else {
+                throw OptionError("sqlite_check must be \"fail\" or \"warn\", got \"\(text)\"")
+            }
+            options.sqliteCheck = value
         }
         return (options, device)
     }

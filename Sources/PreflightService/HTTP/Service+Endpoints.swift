@@ -49,17 +49,26 @@ extension Service {
     }
 
     func deviceList() -> HTTPResponse {
+        func number<Value: BinaryInteger>(_ value: Value?) -> JSONValue { value.map { .number(Double($0)) } ?? .null }
+        func flag(_ value: Bool?) -> JSONValue { value.map(JSONValue.bool) ?? .null }
+        func text(_ value: String?) -> JSONValue { value.map(JSONValue.string) ?? .null }
         let items = devices.sorted.map { device -> JSONValue in
-            var connection: [String: JSONValue] = [:]
-            connection["secure_delete"] = device.connection.secureDelete.map(JSONValue.bool) ?? .null
-            connection["journal_mode"] = device.connection.journalMode.map(JSONValue.string) ?? .null
-            connection["synchronous"] = device.connection.synchronous.map(JSONValue.string) ?? .null
+            let settings = device.connection
+            let connection: [String: JSONValue] = [
+                "secure_delete": flag(settings.secureDelete), "journal_mode": text(settings.journalMode),
+                "synchronous": text(settings.synchronous), "legacy_alter_table": flag(settings.legacyAlterTable),
+                "temp_store": text(settings.tempStore), "journal_size_limit": number(settings.journalSizeLimit),
+                "wal_autocheckpoint": number(settings.walAutocheckpoint), "foreign_keys": flag(settings.foreignKeys),
+            ]
             return .object([
                 "name": .string(device.name), "description": .string(device.description),
-                "watchdog_ms": device.watchdogMs.map { .number(Double($0)) } ?? .null,
-                "free_bytes": device.freeBytes.map { .number(Double($0)) } ?? .null,
+                "sqlite_version": text(device.sqliteVersion?.description),
+                "entry_point": text(device.entryPoint?.rawValue),
+                "watchdog_ms": number(device.watchdogMs),
+                "free_bytes": number(device.freeBytes),
+                "memory_limit_bytes": number(device.memoryLimitBytes),
                 "launches": .number(Double(device.launches)),
-                "min_sqlite_version": device.minSQLiteVersion.map(JSONValue.string) ?? .null,
+                "time_scale": .number(device.timeScale),
                 "connection": .object(connection),
             ])
         }

@@ -1,33 +1,73 @@
 import MigrationCore
 
-/// A kind of phone to rehearse on (`Config/devices/NAME.json`): its launch watchdog,
-/// how full its disk is, and the SQLite settings its platform uses.
+/// A kind of phone to rehearse on (`Config/devices/NAME.json`, CONTRACT §7): its launch
+/// watchdog, how full its disk is, how much memory the app may hold, the SQLite it ships
+/// and the connection settings its platform uses.
 public struct DeviceProfile: Sendable, Equatable {
     public var name: String
     public var description: String
-    /// Wall-clock budget of one launch; nil for no watchdog.
+    /// The SQLite the device ships: a step that uses a newer feature fails, or warns with
+    /// `sqlite_check: warn`. Nil for the SQLite Preflight links (no check).
+    public var sqliteVersion: SQLiteVersion?
+    /// Where the app runs its migration, which sets the watchdog when none is given.
+    public var entryPoint: EntryPoint?
+    /// Wall-clock budget of one launch, in the device's time; nil for no watchdog.
     public var watchdogMs: Int?
     /// Free disk space; nil for unlimited.
     public var freeBytes: Int64?
+    /// Resident memory past which the low-memory killer ends the app; nil for no limit.
+    public var memoryLimitBytes: Int64?
     public var launches: Int
-    /// The oldest SQLite the platform ships, e.g. "3.22.0": steps that need newer get a warning.
-    public var minSQLiteVersion: String?
+    /// How many times slower than this machine the device is: the watchdog kills at
+    /// `watchdogMs / timeScale` of this machine's time.
+    public var timeScale: Double
     public var connection: ConnectionSettings
 
+    /// `watchdogMs` nil takes the entry point's watchdog.
     public init(
-        name: String, description: String = "", watchdogMs: Int? = nil, freeBytes: Int64? = nil, launches: Int = 5,
-        minSQLiteVersion: String? = nil, connection: ConnectionSettings = ConnectionSettings()
+        name: String, description: String = "", sqliteVersion: SQLiteVersion? = nil, entryPoint: EntryPoint? = nil,
+        watchdogMs: Int? = nil, freeBytes: Int64? = nil, memoryLimitBytes: Int64? = nil, launches: Int = 5,
+        timeScale: Double = 1, connection: ConnectionSettings = ConnectionSettings()
     ) {
         self.name = name
         self.description = description
-        self.watchdogMs = watchdogMs
+        self.sqliteVersion = sqliteVersion
+        self.entryPoint = entryPoint
+        self.watchdogMs = watchdogMs ?? entryPoint?.watchdogMs
         self.freeBytes = freeBytes
+        self.memoryLimitBytes = memoryLimitBytes
         self.launches = launches
-        self.minSQLiteVersion = minSQLiteVersion
+        self.timeScale = timeScale
         self.connection = connection
     }
 
     /// No watchdog, unlimited space: what runs when nothing is chosen.
     public static let builtInDefault = DeviceProfile(
         name: "default", description: "No watchdog, unlimited space, SQLite's own defaults")
+
+    /// Where on the phone the migration runs; each place has its own watchdog
+    /// (FIDELITY.md: AOSP's ActivityManagerService and ActiveServices; Apple's launch and
+    /// background task limits).
+    public enum EntryPoint: String, Sendable, CaseIterable {
+        /// Android: on the main thread, as input dispatch waits: an ANR after 5 s.
+        case mainThread = "main_thread"
+        /// Android: in `Application.onCreate` (bind application): 15 s.
+        case applicationStart = "application_start"
+        /// Android: while a content provider is published: 10 s, and the process is removed.
+        case contentProvider = "content_provider"
+        /// iOS: during the launch, before the first scene is up: about 20 s (`0x8badf00d`).
+        case launch
+        /// iOS: in a background task: about 30 s.
+        case backgroundTask = "background_task"
+
+        public var watchdogMs: Int {
+            switch self {
+            case .mainThread: return 5_000
+            case .applicationStart: return 15_000
+            case .contentProvider: return 10_000
+            case .launch: return 20_000
+            case .backgroundTask: return 30_000
+            }
+        }
+    }
 }

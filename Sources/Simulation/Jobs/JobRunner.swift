@@ -55,7 +55,8 @@ private struct JobRun {
     var target: Int { job.options.target ?? job.plan.newestVersion }
 
     mutating func execute() -> Outcome {
-        warnings = CompatibilityWarnings.check(plan: job.plan, target: target, device: job.device)
+        warnings = CompatibilityWarnings.check(
+            plan: job.plan, target: target, device: job.device, sqliteCheck: job.options.sqliteCheck)
         // 1. The header, from the bytes alone.
         let header = DatabaseHeader.read(path: job.directory.input.path)
         switch header {
@@ -207,6 +208,10 @@ private struct JobRun {
                 // A refused file is still a database: its state is reported, as for any other
                 // ending that leaves one.
                 return outcome == .invalidDatabase ? stop(outcome, failure) : stopAfterMigration(outcome, failure)
+            }
+            if let memoryKill = run.memory?.failure(step: record.cutStep, limitBytes: job.device.memoryLimitBytes) {
+                progress?("launch \(number): \(memoryKill.message)")
+                return stopAfterMigration(.failed, memoryKill)
             }
             if record.wasKilled {
                 progress?(ProgressLine.killed(record, watchdogMs: job.options.watchdogMs))
@@ -384,7 +389,8 @@ private struct JobRun {
         let instructions = WorkerInstructions(
             plan: String(decoding: job.plan.document, as: UTF8.self), target: job.options.target,
             spaceCheck: job.options.spaceCheck, verify: job.options.verify, connection: job.device.connection,
-            tablesBefore: tablesBefore, startVersion: startVersion ?? input.userVersion)
+            sqliteVersion: job.device.sqliteVersion, sqliteCheck: job.options.sqliteCheck, tablesBefore: tablesBefore,
+            startVersion: startVersion ?? input.userVersion)
         let data = try JSONEncoder().encode(instructions)
         try data.write(to: URL(fileURLWithPath: job.directory.workerInstructions))
     }

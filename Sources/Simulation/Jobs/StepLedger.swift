@@ -47,6 +47,7 @@ struct StepLedger {
                     entry.rows = event.rows ?? entry.rows
                     entry.batches = event.batches ?? entry.batches
                     entry.estimatedBytes = event.estimatedBytes ?? entry.estimatedBytes
+                    entry.peakMemoryBytes = event.peakMemoryBytes
                     entry.apply(event.space)
                 }
                 if let warning = event.warning {
@@ -58,6 +59,7 @@ struct StepLedger {
                     // A check of the runner's own after the step (Room's) has no time of its own.
                     entry.elapsedMs = event.elapsedMs ?? entry.elapsedMs
                     entry.estimatedBytes = event.estimatedBytes ?? entry.estimatedBytes
+                    entry.peakMemoryBytes = event.peakMemoryBytes
                     entry.apply(event.space)
                 }
             case .opened, .finished, .versionCommitted, .statementStarted:
@@ -68,7 +70,9 @@ struct StepLedger {
         // its space from the stats file, which outlives the process.
         if let cut = launch.cutStep, let version = cut.version, let startedAt = launch.timeMs(of: cut) {
             update(version, launch.number) { entry in
-                entry.status = .interrupted
+                // The low-memory killer's kill ends the run: the step failed (kind `memory`).
+                entry.status = launch.run.memory?.killedAtBytes == nil ? .interrupted : .failed
+                entry.peakMemoryBytes = launch.run.memory?.stepPeakBytes
                 entry.elapsedMs = max(0, launch.run.elapsedMs - startedAt)
                 if let stats = spaceAtEnd, stats.windowStep == version { entry.apply(stats.stepSpace) }
             }

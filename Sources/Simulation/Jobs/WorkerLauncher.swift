@@ -17,10 +17,14 @@ struct WorkerLauncher {
         var elapsedMs = 0
         /// Milliseconds from process start to each line, in order.
         var lineTimesMs: [Int] = []
+        /// What the low-memory killer saw of a `migrate` worker (and whether it killed it).
+        var memory: LowMemoryKiller.Observation?
     }
 
-    /// Runs `task`; with `watchdogMs`, the process is SIGKILLed when that much wall-clock
-    /// time has passed since it was started (process start is part of a phone's launch).
+    /// Runs `task`; with `watchdogMs` (the device's time, scaled by the options'
+    /// `time_scale`), the process is SIGKILLed when that much wall-clock time has passed
+    /// since it was started (process start is part of a phone's launch). A `migrate`
+    /// worker is watched by the device's low-memory killer.
     func run(
         _ task: Worker.Task, extraArguments: [String] = [], watchdogMs: Int? = nil, onLine: ([UInt8]) -> Void = { _ in }
     ) throws -> Run {
@@ -29,7 +33,8 @@ struct WorkerLauncher {
             arguments: ["worker", task.rawValue, "--job", job.directory.path, "--parent", String(getpid())] + extraArguments,
             environment: environment)
         cancellation.workerStarted(child.pid)
-        let deadline = watchdogMs.map { child.startedAt + .milliseconds($0) }
+        let killer = task == .migrate ? LowMemoryKiller(watching: child.pid, limitBytes: job.device.memoryLimitBytes) : nil
+        let deadline = watchdogMs.map { child.startedAt + job.options.realDuration(ofDeviceMs: $0) }
         var run = Run()
         while true {
             let (line, expired) = child.readLine(deadline: deadline, shouldStop: { cancellation.isCancelled })
@@ -47,6 +52,7 @@ struct WorkerLauncher {
             break
         }
         if run.killedByWatchdog || cancellation.isCancelled { child.kill() }
+        run.memory = killer?.stop()
         cancellation.workerEnding()
         run.termination = child.wait()
         run.elapsedMs = milliseconds(ContinuousClock.now - child.startedAt)

@@ -4,17 +4,22 @@ import MigrationCore
 public struct RunOptions: Sendable, Codable, Equatable {
     public var device: String
     public var target: Int?
-    /// Wall-clock budget of one launch; nil for no watchdog.
+    /// Wall-clock budget of one launch in the device's time; nil for no watchdog.
     public var watchdogMs: Int?
     /// Simulated free space at the start; nil for unlimited.
     public var freeBytes: Int64?
     public var launches: Int
     public var spaceCheck: MigrationSettings.SpaceCheck
     public var verify: Verifier.Mode
+    public var sqliteCheck: SQLiteCheck
+    /// The device profile's `time_scale`: the watchdog kills at `watchdogMs / timeScale` of
+    /// this machine's time, and the report's times are this machine's.
+    public var timeScale: Double
 
     public init(
         device: String = "default", target: Int? = nil, watchdogMs: Int? = nil, freeBytes: Int64? = nil,
-        launches: Int = 5, spaceCheck: MigrationSettings.SpaceCheck = .estimate, verify: Verifier.Mode = .full
+        launches: Int = 5, spaceCheck: MigrationSettings.SpaceCheck = .estimate, verify: Verifier.Mode = .full,
+        sqliteCheck: SQLiteCheck = .fail, timeScale: Double = 1
     ) {
         self.device = device
         self.target = target
@@ -23,11 +28,26 @@ public struct RunOptions: Sendable, Codable, Equatable {
         self.launches = launches
         self.spaceCheck = spaceCheck
         self.verify = verify
+        self.sqliteCheck = sqliteCheck
+        self.timeScale = timeScale
+    }
+
+    /// What a step that uses an SQL feature newer than the device's SQLite does.
+    public enum SQLiteCheck: String, Sendable, Codable {
+        /// It fails as it would on the device (failure kind `sqlite_too_old`).
+        case fail
+        /// It runs on Preflight's newer SQLite, with a `sqlite_too_old` warning.
+        case warn
+    }
+
+    /// How long a watchdog of `deviceMs` lasts on this machine.
+    public func realDuration(ofDeviceMs deviceMs: Int) -> Duration {
+        .milliseconds(Double(deviceMs) / timeScale)
     }
 
     enum CodingKeys: String, CodingKey {
         case device, target, watchdogMs = "watchdog_ms", freeBytes = "free_bytes", launches
-        case spaceCheck = "space_check", verify
+        case spaceCheck = "space_check", verify, sqliteCheck = "sqlite_check", timeScale = "time_scale"
     }
 
     public func encode(to encoder: Encoder) throws {
@@ -39,5 +59,7 @@ public struct RunOptions: Sendable, Codable, Equatable {
         try container.encode(launches, forKey: .launches)
         try container.encode(spaceCheck, forKey: .spaceCheck)
         try container.encode(verify, forKey: .verify)
+        try container.encode(sqliteCheck, forKey: .sqliteCheck)
+        try container.encode(timeScale, forKey: .timeScale)
     }
 }

@@ -27,6 +27,9 @@ public struct StepReport: Sendable, Codable, Equatable {
     public var syncs: Int64?
     public var rows: Int64?
     public var batches: Int?
+    /// The worker's peak resident memory during the step (with `temp_store` memory, its
+    /// sorts and temp files included); for a step cut by a kill, the peak seen until then.
+    public var peakMemoryBytes: Int64?
 
     public init(version: Int, id: String? = nil, name: String, kind: StepKind, status: Status) {
         self.version = version
@@ -40,6 +43,7 @@ public struct StepReport: Sendable, Codable, Equatable {
         case version, id, name, kind, costClass = "cost_class", status, launch, elapsedMs = "elapsed_ms"
         case swapMs = "swap_ms", peakBytes = "peak_bytes", peakGrowthBytes = "peak_growth_bytes"
         case estimatedBytes = "estimated_bytes", bytesWritten = "bytes_written", syncs, rows, batches
+        case peakMemoryBytes = "peak_memory_bytes"
     }
 
     public func encode(to encoder: Encoder) throws {
@@ -60,5 +64,6 @@ public struct StepReport: Sendable, Codable, Equatable {
         try container.encode(syncs, forKey: .syncs)
         try container.encode(rows, forKey: .rows)
         try container.encode(batches, forKey: .batches)
+        try container.encode(peakMemoryBytes, forKey: .peakMemoryBytes)
     }
 }

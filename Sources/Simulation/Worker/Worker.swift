@@ -83,8 +83,11 @@ public enum Worker {
             faults = try FaultInjection.forLaunch(launch, in: specification)
         }
         let settings = MigrationSettings(
-            target: instructions.target, spaceCheck: instructions.spaceCheck, connection: instructions.connection)
+            target: instructions.target, spaceCheck: instructions.spaceCheck, connection: instructions.connection,
+            sqliteVersion: instructions.sqliteCheck == .fail ? instructions.sqliteVersion : nil)
         _ = Migrator(plan: plan, settings: settings, spaceMeter: meter, hooks: faults).migrate(databaseAt: directory.work.path) { event in
+            var event = event
+            ProcessMemory.measureStep(&event)
             EventWriter.write(event)
         }
     }
@@ -97,7 +100,8 @@ public enum Worker {
         let connection = try Connection(path: directory.work.path)
         let verifier = Verifier(
             plan: plan, target: instructions.target ?? plan.newestVersion,
-            mode: finalOnly ? .quick : instructions.verify, freshInstallPath: directory.freshInstall)
+            mode: finalOnly ? .quick : instructions.verify, freshInstallPath: directory.freshInstall,
+            connection: instructions.connection)
         var verification = try verifier.verify(
             connection: connection, tablesBefore: instructions.tablesBefore ?? [:], startVersion: instructions.startVersion)
         if finalOnly {

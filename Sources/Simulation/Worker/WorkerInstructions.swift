@@ -9,13 +9,18 @@ struct WorkerInstructions: Codable, Sendable {
     var spaceCheck: MigrationSettings.SpaceCheck
     var verify: Verifier.Mode
     var connection: ConnectionSettings
+    /// The device's SQLite, and whether a step that needs a newer one fails (`fail`) or
+    /// runs for the parent to warn about (`warn`).
+    var sqliteVersion: SQLiteVersion?
+    var sqliteCheck: RunOptions.SQLiteCheck
     /// Row counts of the input, for the verifier's `rows_lost`; set after inspection.
     var tablesBefore: [String: Int64]?
     /// The input's version: only steps after it ran in this run (and may allow row loss).
     var startVersion: Int?
 
     enum CodingKeys: String, CodingKey {
-        case plan, target, spaceCheck = "space_check", verify, connection, tablesBefore = "tables_before"
+        case plan, target, spaceCheck = "space_check", verify, connection, sqliteVersion = "sqlite_version"
+        case sqliteCheck = "sqlite_check", tablesBefore = "tables_before"
         case startVersion = "start_version"
     }
 }
