@@ -38,7 +38,7 @@ struct SQLStep: StepExecutor {
     private func runClassified(
         _ sql: String, on connection: Connection
     ) throws(SQLiteError) -> (cost: CostClass, droppedRows: Bool, changedRows: Bool) {
-        let (statement, actions) = try connection.prepareRecordingActions(sql)
+        let (statement, actions) = try connection.preparePlanStatementRecordingActions(sql)
         var cost = CostClass.metadata
         var droppedRows = false
         for action in actions {
