@@ -28,8 +28,13 @@ struct FaultInjection: MigrationHooks, Sendable {
     var point: Point?
     /// Raise SIGSEGV when the step with this version starts (a crashing SQLite, simulated).
     var crashAtStep: Int?
+    /// When a step starts, try to create this file (outside the job directory:
+    /// what hostile SQL would do without the authorizer) and say on stderr how that went,
+    /// to prove the worker's file sandbox (`WorkerSandbox.confineFiles`).
+    var createFile: String?
 
-    /// Parses "after_batches=3", "point=inside_swap", "crash_at_step=2", comma-separated.
+    /// Parses "after_batches=3", "point=inside_swap", "crash_at_step=2",
+    /// "create_file=/tmp/x", comma-separated.
     init?(specification: String) {
         for item in specification.split(separator: ",") {
             let parts = item.split(separator: "=", maxSplits: 1).map(String.init)
@@ -38,6 +43,7 @@ struct FaultInjection: MigrationHooks, Sendable {
             case "after_batches": guard let count = Int(parts[1]) else { return nil }; afterBatches = count
             case "point": guard let value = Point(rawValue: parts[1]) else { return nil }; point = value
             case "crash_at_step": guard let value = Int(parts[1]) else { return nil }; crashAtStep = value
+            case "create_file": createFile = parts[1]
             default: return nil
             }
         }
@@ -69,6 +75,7 @@ struct FaultInjection: MigrationHooks, Sendable {
     func reached(_ checkpoint: MigrationCheckpoint) -> MigrationHookAnswer {
         switch checkpoint {
         case .stepStarting(let version):
+            if let createFile { tryToCreate(createFile) }
             // The default action, not a crash reporter's handler: SQLite crashing in C.
             if crashAtStep == version {
                 signal(SIGSEGV, SIG_DFL)
@@ -80,6 +87,15 @@ struct FaultInjection: MigrationHooks, Sendable {
             if point?.checkpoint == checkpoint { killSelf() }
         }
         return .proceed
+    }
+
+    /// "created", or the errno that `open(O_CREAT)` failed with, on stderr.
+    private func tryToCreate(_ path: String) {
+        let descriptor = open(path, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0o600)
+        let outcome = descriptor >= 0 ? "created" : "errno \(errno) (\(String(cString: strerror(errno))))"
+        if descriptor >= 0 { close(descriptor) }
+        let line = "preflight worker: test fault create_file \(path): \(outcome)\n"
+        _ = line.withCString { write(2, $0, strlen($0)) }
     }
 
     /// Dies as the OS watchdog kills: SIGKILL, which cannot be caught or cleaned up after.
