@@ -27,6 +27,9 @@ final class Authorizer {
     /// Why plan SQL was refused in the current confined scope, the first reason only.
     private var denial: String?
 
+    /// Neither recording nor confining: Preflight's own SQL, which costs no more than a call.
+    fileprivate var isIdle: Bool { recorded == nil && !confines }
+
     fileprivate func authorize(code: Int32, first: String?, second: String?, database: String?) -> Int32 {
         recorded?.append(AuthorizedAction(code: code, first: first, second: second, database: database))
         guard confines, let reason = PlanSQLPolicy.refusal(code: code, first: first, second: second) else {
@@ -75,7 +78,9 @@ private func authorizeAction(
     _ second: UnsafePointer<CChar>?, _ database: UnsafePointer<CChar>?, _ trigger: UnsafePointer<CChar>?
 ) -> Int32 {
     guard let context else { return SQLITE_OK }
-    return Unmanaged<Authorizer>.fromOpaque(context).takeUnretainedValue().authorize(
+    let authorizer = Unmanaged<Authorizer>.fromOpaque(context).takeUnretainedValue()
+    guard !authorizer.isIdle else { return SQLITE_OK }
+    return authorizer.authorize(
         code: code, first: first.map { String(cString: $0) }, second: second.map { String(cString: $0) },
         database: database.map { String(cString: $0) })
 }

@@ -53,6 +53,7 @@ public final class Connection {
     // MARK: - Running SQL
 
     /// Runs every statement of `sql` in order. A failure names the statement that failed.
+    /// For Preflight's own SQL: a plan's text goes through `runPlanStatement`.
     public func execute(_ sql: String) throws(SQLiteError) {
         for statementSQL in SQLText.statements(in: sql) {
             try Statement(connection: self, sql: statementSQL).run()
