@@ -37,11 +37,12 @@ struct SQLStep: StepExecutor {
 
     /// Runs one statement and says what it cost, from the actions the authorizer saw at
     /// prepare time and the rows it changed. The cost is only described, never acted on:
-    /// nothing here can make the statement fail or change what it does.
+    /// nothing here can make the statement fail or change what it does (what refuses a
+    /// statement is `PlanSQLPolicy`, in the same authorizer callback).
     private func runClassified(
         _ sql: String, on connection: Connection
     ) throws(SQLiteError) -> (cost: CostClass, droppedRows: Bool, changedRows: Bool) {
-        let (statement, actions) = try connection.prepareRecordingActions(sql)
+        let (statement, actions) = try connection.preparePlanStatementRecordingActions(sql)
         var cost = CostClass.metadata
         var droppedRows = false
         for action in actions {

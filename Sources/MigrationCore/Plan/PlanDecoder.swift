@@ -147,9 +147,9 @@ public enum PlanDecoder {
         var fields = Fields(object, context: "\(context), rebuild")
         let rebuild = Rebuild(
             table: try fields.requiredString("table"),
-            columns: try fields.requiredString("columns"),
-            select: try fields.requiredString("select"),
-            filter: try fields.optionalString("where"),
+            columns: try fields.requiredFragment("columns"),
+            select: try fields.requiredFragment("select"),
+            filter: try fields.optionalFragment("where"),
             options: try fields.optionalString("options"),
             batchRows: try fields.batchRows(default: Rebuild.defaultBatchRows),
             indexes: try fields.optionalCreateStatements("indexes", keyword: "INDEX"),
@@ -175,8 +175,8 @@ public enum PlanDecoder {
         var fields = Fields(object, context: "\(context), backfill")
         let backfill = Backfill(
             table: try fields.requiredString("table"),
-            set: try fields.requiredString("set"),
-            filter: try fields.optionalString("where"),
+            set: try fields.requiredFragment("set"),
+            filter: try fields.optionalFragment("where"),
             batchRows: try fields.batchRows(default: Backfill.defaultBatchRows))
         try fields.rejectUnknown()
         return backfill
@@ -225,6 +225,20 @@ private struct Fields {
         return text
     }
 
+    /// A string that Preflight splices into a statement of its own (`FragmentRules`).
+    mutating func requiredFragment(_ key: String) throws(PlanError) -> String {
+        guard let fragment = try optionalFragment(key) else { throw PlanError("\(context): \"\(key)\" is missing") }
+        return fragment
+    }
+
+    mutating func optionalFragment(_ key: String) throws(PlanError) -> String? {
+        guard let fragment = try optionalString(key) else { return nil }
+        if let problem = FragmentRules.problem(in: fragment) {
+            throw PlanError("\(context): \"\(key)\" must be one fragment of SQL, but it \(problem)")
+        }
+        return fragment
+    }
+
     mutating func optionalInteger(_ key: String) throws(PlanError) -> Int64? {
         guard let value = take(key), value != .null else { return nil }
         guard let number = value.integerValue else {
@@ -241,16 +255,22 @@ private struct Fields {
         return Int(rows)
     }
 
-    /// An array of `CREATE [UNIQUE] INDEX` / `CREATE [TEMP] TRIGGER` statements.
+    /// An array of `CREATE [UNIQUE] INDEX` / `CREATE [TEMP] TRIGGER` statements, one
+    /// statement per entry (split as SQLite splits a script: a trigger's body is one).
     mutating func optionalCreateStatements(_ key: String, keyword: String) throws(PlanError) -> [String]? {
         guard let value = take(key), value != .null else { return nil }
         guard case .array(let items) = value else {
             throw PlanError("\(context): \"\(key)\" must be an array of CREATE \(keyword) statements")
         }
-        return try items.map { item throws(PlanError) in
-            let words = item.stringValue.map { StatementRules.leadingWords(of: $0, count: 3) } ?? []
+        return try items.enumerated().map { offset, item throws(PlanError) in
+            let statements = item.stringValue.map(SQLText.statements(in:)) ?? []
+            let words = statements.first.map { StatementRules.leadingWords(of: $0, count: 3) } ?? []
             guard words.first == "CREATE", words.dropFirst().prefix(2).contains(keyword) else {
                 throw PlanError("\(context): every entry of \"\(key)\" must be a CREATE \(keyword) statement")
+            }
+            guard statements.count == 1 else {
+                throw PlanError(
+                    "\(context): \"\(key)\"[\(offset)] must be exactly one CREATE \(keyword) statement, but it holds \(statements.count) statements")
             }
             return item.stringValue ?? ""
         }

@@ -3,7 +3,8 @@
 /// A step runs in `BEGIN IMMEDIATE` ... `PRAGMA user_version = N` ... `COMMIT`, so its
 /// statements must not manage transactions, and pragmas that SQLite ignores inside a
 /// transaction (`foreign_keys`) or that refuse to run there (`journal_mode` to or from
-/// WAL, VACUUM) would silently not do what the author meant.
+/// WAL, VACUUM) would silently not do what the author meant. Other pragmas are held to
+/// `PlanSQLPolicy`'s allow-list, which the authorizer enforces when they run.
 enum StatementRules {
     /// Why `statement` is not allowed in a step, or nil when it is.
     static func problem(in statement: String) -> String? {
@@ -36,6 +37,9 @@ enum StatementRules {
             return "PRAGMA user_version is set by Preflight inside each step's transaction; remove it"
         case "LOCKING_MODE", "SYNCHRONOUS", "PAGE_SIZE", "AUTO_VACUUM":
             return "PRAGMA \(name.lowercased()) does not take effect inside a transaction; a step runs in one"
+        case _ where !PlanSQLPolicy.allowedPragmas.contains(name.asciiLowercased()):
+            // The authorizer refuses it when it runs (PlanSQLPolicy); said here before anything ran.
+            return "PRAGMA \(name.asciiLowercased()) is not allowed in a plan's SQL; it may use \(PlanSQLPolicy.allowedList)"
         default:
             return nil
         }

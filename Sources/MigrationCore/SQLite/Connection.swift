@@ -7,6 +7,8 @@ import CSQLite
 public final class Connection {
     let handle: OpaquePointer
     public let path: String
+    /// Records actions and confines plan SQL (see `Authorizer`); installed at open.
+    let authorizer = Authorizer()
 
     /// Opens `path` read-write (creating it when `create`), through the VFS named `vfs`
     /// (nil for the default).
@@ -25,6 +27,7 @@ public final class Connection {
         }
         self.handle = db
         self.path = path
+        authorizer.install(on: db)
         try harden()
     }
 
@@ -34,19 +37,23 @@ public final class Connection {
     /// phones open is never refused: `trusted_schema` and the expression depth stay at
     /// SQLite's defaults (an index on `json_valid(body)`, a deeply nested view). Safety
     /// comes from what cannot change the outcome: no extensions, no FTS3 tokenizer
-    /// pointers, defensive mode (no writable schema), checked cell sizes, no mmap.
+    /// pointers, defensive mode (no writable schema), checked cell sizes, no mmap, and no
+    /// other database beside this one: every ATTACH fails (VACUUM INTO's too), whatever
+    /// the SQL that asks for it (Preflight itself never attaches).
     private func harden() throws(SQLiteError) {
         preflight_db_config_flag(handle, SQLITE_DBCONFIG_DEFENSIVE, 1)
         preflight_db_config_flag(handle, SQLITE_DBCONFIG_ENABLE_LOAD_EXTENSION, 0)
         preflight_db_config_flag(handle, SQLITE_DBCONFIG_ENABLE_FTS3_TOKENIZER, 0)
         sqlite3_limit(handle, SQLITE_LIMIT_LENGTH, 100_000_000)
         sqlite3_limit(handle, SQLITE_LIMIT_SQL_LENGTH, 10_000_000)
+        sqlite3_limit(handle, SQLITE_LIMIT_ATTACHED, 0)
         try execute("PRAGMA cell_size_check = ON; PRAGMA mmap_size = 0")
     }
 
     // MARK: - Running SQL
 
     /// Runs every statement of `sql` in order. A failure names the statement that failed.
+    /// For Preflight's own SQL: a plan's text goes through `runPlanStatement`.
     public func execute(_ sql: String) throws(SQLiteError) {
         for statementSQL in SQLText.statements(in: sql) {
             try Statement(connection: self, sql: statementSQL).run()

@@ -6,19 +6,26 @@ public final class Statement {
     unowned let connection: Connection
     public let sql: String
 
+    /// Whether this is plan SQL, prepared and stepped under `PlanSQLPolicy`.
+    let confined: Bool
+
     /// Prepares the one statement `sql` holds. Text after it (other than white space and
     /// comments) is an error, never silently left out: SQLite prepares only the first
     /// statement of a string, so a statement glued to another would otherwise not run.
-    init(connection: Connection, sql: String) throws(SQLiteError) {
+    /// `confined`: `sql` is plan SQL (see `Connection.preparePlanStatement`).
+    init(connection: Connection, sql: String, confined: Bool = false) throws(SQLiteError) {
         var statement: OpaquePointer?
         var rest: String?
-        let code = sql.withCString { text in
-            var tail: UnsafePointer<CChar>?
-            let code = sqlite3_prepare_v2(connection.handle, text, -1, &statement, &tail)
-            if let tail, tail.pointee != 0 { rest = String(cString: tail) }
-            return code
+        func prepare() throws(SQLiteError) {
+            let code = sql.withCString { text in
+                var tail: UnsafePointer<CChar>?
+                let code = sqlite3_prepare_v2(connection.handle, text, -1, &statement, &tail)
+                if let tail, tail.pointee != 0 { rest = String(cString: tail) }
+                return code
+            }
+            try SQLiteError.check(code, connection.handle, sql: sql)
         }
-        try SQLiteError.check(code, connection.handle, sql: sql)
+        if confined { try connection.authorizer.confining(prepare) } else { try prepare() }
         guard let statement else {
             throw SQLiteError(code: SQLITE_MISUSE, message: "no statement in the text", sql: sql)
         }
@@ -30,12 +37,14 @@ public final class Statement {
         self.handle = statement
         self.connection = connection
         self.sql = sql
+        self.confined = confined
     }
 
     deinit { sqlite3_finalize(handle) }
 
     /// Whether `text` holds a statement rather than only white space and comments: SQLite
-    /// prepares no statement from those, and cannot fail on them.
+    /// prepares no statement from those, and cannot fail on them. The text is only
+    /// prepared, never run.
     private static func holdsStatement(_ text: String, _ connection: Connection) -> Bool {
         var statement: OpaquePointer?
         defer { sqlite3_finalize(statement) }
@@ -62,9 +71,14 @@ public final class Statement {
         }
     }
 
-    /// Steps once; true while there is a row to read.
+    /// Steps once; true while there is a row to read. A confined statement steps under
+    /// the plan policy too: SQLite prepares statements of its own while one runs (the
+    /// attach of VACUUM INTO, a re-prepare after a schema change, a virtual table's).
     public func step() throws(SQLiteError) -> Bool {
-        try SQLiteError.check(sqlite3_step(handle), connection.handle, sql: sql) == SQLITE_ROW
+        func stepOnce() throws(SQLiteError) -> Bool {
+            try SQLiteError.check(sqlite3_step(handle), connection.handle, sql: sql) == SQLITE_ROW
+        }
+        return confined ? try connection.authorizer.confining(stepOnce) : try stepOnce()
     }
 
     public func run(_ values: [SQLiteValue] = []) throws(SQLiteError) {

@@ -45,7 +45,7 @@ struct InsertedRows {
             throw SQLiteError(code: SQLITE_ERROR, message: "unexpected measurement")
         }
         // Appended when SQLite reads the rows in table order: no sort, no index walk.
-        let plan = (try? probe.connection.rows("EXPLAIN QUERY PLAN " + (with.map { $0 + " " } ?? "") + rows)) ?? []
+        let plan = (try? probe.connection.planRows("EXPLAIN QUERY PLAN " + (with.map { $0 + " " } ?? "") + rows)) ?? []
         let details = plan.compactMap { $0.last?.textValue?.uppercased() }
         let ordered = !details.contains { $0.contains("TEMP B-TREE") || $0.contains("USING") || $0.contains("AUTOMATIC") }
         return InsertedRows(

@@ -35,11 +35,11 @@ struct RebuildLoad {
 
         // The new table's shape, from its definition in a scratch database.
         let scratch = try Connection(path: ":memory:")
-        try scratch.execute(
+        try scratch.runPlanStatement(
             "CREATE TABLE \(old.quotedName)(\(rebuild.columns))\(rebuild.options.map { " " + $0 } ?? "")")
         guard let new = try SpaceProbe.table(old.name, in: scratch) else { return false }
         let automatic = try SpaceProbe.indexes(of: old.name, in: scratch)
-        for sql in rebuild.indexes ?? oldIndexes.map(\.sql) { try? scratch.execute(sql) }
+        for sql in rebuild.indexes ?? oldIndexes.map(\.sql) { try? scratch.runPlanStatement(sql) }
         let built = try SpaceProbe.indexes(of: old.name, in: scratch).filter { index in
             !automatic.contains { $0.name == index.name }
         }
@@ -118,7 +118,7 @@ struct RebuildLoad {
         old: SpaceProbe.Table, sample: SpaceProbe.Sample?, new: SpaceProbe.Table, indexes: [SpaceProbe.Index]
     ) throws(SQLiteError) -> Measured {
         let insertable = new.insertable
-        let width = try probe.connection.prepare("SELECT \(rebuild.select) FROM \(old.quotedName) LIMIT 0").columnCount
+        let width = try probe.connection.preparePlanStatement("SELECT \(rebuild.select) FROM \(old.quotedName) LIMIT 0").columnCount
         guard width == insertable.count else {
             throw SQLiteError(
                 code: SQLITE_ERROR,

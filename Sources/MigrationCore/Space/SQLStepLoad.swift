@@ -71,7 +71,7 @@ struct SQLStepLoad {
             "INSERT", "REPLACE", "UPDATE", "DELETE", "SELECT", "CREATE", "DROP", "ALTER", "REINDEX", "PRAGMA", "ANALYZE",
         ]).map { clauses.tokens[$0].keyword }
         var analysis: Analysis?
-        if let actions = try? probe.connection.prepareRecordingActions(sql).1 {
+        if let actions = try? probe.connection.preparePlanStatementRecordingActions(sql).1 {
             let named = actions.flatMap { [$0.first, $0.second].compactMap { $0 } }
             if !named.contains(where: schema.hasChanged) {
                 analysis = Analysis(
@@ -80,7 +80,7 @@ struct SQLStepLoad {
         }
         if analysis == nil {
             let shadow = try schema.shadow()
-            guard let actions = try? shadow.prepareRecordingActions(sql).1 else {
+            guard let actions = try? shadow.preparePlanStatementRecordingActions(sql).1 else {
                 schema.apply(sql, verb: nil, table: nil, inserted: nil, reads: [])
                 return false
             }
@@ -189,7 +189,7 @@ struct SQLStepLoad {
         load.statement(journaled: true)
         load.touch(1)
         let with = statement.catalog.with(nil).map { $0 + " " } ?? ""
-        let width = try probe.connection.prepare("\(with)SELECT * FROM (\(select)) LIMIT 0").columnCount
+        let width = try probe.connection.preparePlanStatement("\(with)SELECT * FROM (\(select)) LIMIT 0").columnCount
         let names = (0..<width).map { "c\($0)" }
         let sums = try probe.measure(
             "\(statement.catalog.with(nil, adding: "_preflight_s(\(names.joined(separator: ", "))) AS (\(select))")) SELECT count(*), sum(\(RecordSizeFunctions.cellSize)(0, NULL, \(names.joined(separator: ", ")))) FROM _preflight_s")

@@ -21,12 +21,13 @@ final class SpaceProbe {
         self.sizes = BTreeSizes(connection: connection, pageSize: geometry.pageSize)
     }
 
-    /// Runs `sql` (one row of integers) with the size functions registered.
+    /// Runs `sql` (one row of integers) with the size functions registered. It is made
+    /// of the step's own expressions, so it runs as plan SQL.
     func measure(_ sql: String) throws(SQLiteError) -> [Int64] {
         if functions == nil {
             functions = try RecordSizeFunctions(connection: connection, usable: geometry.usableSize, utf16: geometry.utf16)
         }
-        return try connection.rows(sql).first?.map { $0.integerValue ?? 0 } ?? []
+        return try connection.planRows(sql).first?.map { $0.integerValue ?? 0 } ?? []
     }
 
     // MARK: - Tables
@@ -275,7 +276,7 @@ final class SpaceProbe {
     /// title || 'x'` write no statement journal; `SET title = upper(title)`, or any
     /// UPDATE of a NOT NULL column, journal every page they write.
     func usesStatementJournal(_ sql: String, _ writer: Writer) -> Bool {
-        guard let rows = try? connection.rows("EXPLAIN " + sql) else { return true }
+        guard let rows = try? connection.planRows("EXPLAIN " + sql) else { return true }
         for row in rows where row.count > 3 {
             let opcode = row[1].textValue ?? ""
             let p1 = row[2].integerValue ?? 0

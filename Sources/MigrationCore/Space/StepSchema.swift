@@ -49,16 +49,17 @@ final class StepSchema {
     }
 
     /// The shadow database, made on first use from the file's schema and the statements
-    /// replayed so far.
+    /// replayed so far. Both come from outside (the upload, the plan): each replays as one
+    /// statement of plan SQL, confined as it is on the real file.
     func shadow() throws(SQLiteError) -> Connection {
         if let shadowConnection { return shadowConnection }
         let shadow = try Connection(path: ":memory:")
         for row in try probe.connection.rows(
             "SELECT sql FROM sqlite_schema WHERE sql IS NOT NULL AND name NOT LIKE 'sqlite\\_%' ESCAPE '\\' ORDER BY rowid")
         {
-            if let sql = row[0].textValue { try? shadow.execute(sql) }
+            if let sql = row[0].textValue { try? shadow.runPlanStatement(sql) }
         }
-        for sql in replayed { try? shadow.execute(sql) }
+        for sql in replayed { try? shadow.runPlanStatement(sql) }
         shadowConnection = shadow
         return shadow
     }
@@ -73,7 +74,7 @@ final class StepSchema {
         _ sql: String, verb: String?, table: String?, inserted: (rows: String, pages: Int64)?, reads: [String]
     ) {
         replayed.append(sql)
-        if let shadowConnection { try? shadowConnection.execute(sql) }
+        if let shadowConnection { try? shadowConnection.runPlanStatement(sql) }
         guard let table, let verb else { return }
         let clauses = SQLClauses(sql)
         // A word or quoted name at `index` of the statement's tokens, without quotes.

@@ -224,7 +224,7 @@ public struct Verifier: Sendable {
             try connection.execute("PRAGMA foreign_keys = \(plan.foreignKeys ? "ON" : "OFF")")
             try connection.execute("BEGIN IMMEDIATE")
             do throws(SQLiteError) {
-                for statement in script.sql { try connection.execute(statement) }
+                for statement in script.sql { try connection.runPlanStatement(statement) }
                 try connection.execute("COMMIT")
             } catch {
                 connection.rollbackIfNeeded()

@@ -47,6 +47,9 @@ public enum Server {
         sweeper.setEventHandler { service.kept.sweep() }
         sweeper.resume()
 
+        if case .none(let reason) = WorkerSandbox.fileSandbox {
+            FileHandle.standardError.write(Data("preflight serve: workers run without a file sandbox: \(reason)\n".utf8))
+        }
         let bind = service.configuration.bind
         print("listening on http://\(bind.contains(":") ? "[\(bind)]" : bind):\(port)")
         fflush(nil)

@@ -13,6 +13,8 @@ extension Service {
                 "running": .number(Double(load.running)), "queued": .number(Double(load.queued)),
                 "uploading": .number(Double(load.uploading)), "kept": .number(Double(kept.count)),
             ]),
+            // What confines the workers' file access: "landlock" or "none".
+            "sandbox": .string(WorkerSandbox.fileSandbox.name),
         ])
         return .json(Array((document.canonicalText + "\n").utf8), status: draining ? 503 : 200)
     }

@@ -32,9 +32,13 @@ final class FaultInjection: MigrationHooks {
     var point: Point?
     /// Raise SIGSEGV when the step with this version starts (a crashing SQLite, simulated).
     var crashAtStep: Int?
+    /// When a step starts, try to create this file (outside the job directory:
+    /// what hostile SQL would do without the authorizer) and say on stderr how that went,
+    /// to prove the worker's file sandbox (`WorkerSandbox.confineFiles`).
+    var createFile: String?
 
     /// Parses "after_batches=3", "after_steps=2", "point=inside_swap", "crash_at_step=2",
-    /// comma-separated.
+    /// "create_file=/tmp/x", comma-separated.
     init?(specification: String) {
         for item in specification.split(separator: ",") {
             let parts = item.split(separator: "=", maxSplits: 1).map(String.init)
@@ -44,6 +48,7 @@ final class FaultInjection: MigrationHooks {
             case "after_steps": guard let count = Int(parts[1]) else { return nil }; afterSteps = count
             case "point": guard let value = Point(rawValue: parts[1]) else { return nil }; point = value
             case "crash_at_step": guard let value = Int(parts[1]) else { return nil }; crashAtStep = value
+            case "create_file": createFile = parts[1]
             default: return nil
             }
         }
@@ -75,6 +80,7 @@ final class FaultInjection: MigrationHooks {
     func reached(_ checkpoint: MigrationCheckpoint) -> MigrationHookAnswer {
         switch checkpoint {
         case .stepStarting(let version):
+            if let createFile { tryToCreate(createFile) }
             // The default action, not a crash reporter's handler: SQLite crashing in C.
             if crashAtStep == version {
                 signal(SIGSEGV, SIG_DFL)
@@ -88,6 +94,15 @@ final class FaultInjection: MigrationHooks {
             if point?.checkpoint == checkpoint { killSelf() }
         }
         return .proceed
+    }
+
+    /// "created", or the errno that `open(O_CREAT)` failed with, on stderr.
+    private func tryToCreate(_ path: String) {
+        let descriptor = open(path, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0o600)
+        let outcome = descriptor >= 0 ? "created" : "errno \(errno) (\(String(cString: strerror(errno))))"
+        if descriptor >= 0 { close(descriptor) }
+        let line = "preflight worker: test fault create_file \(path): \(outcome)\n"
+        _ = line.withCString { write(2, $0, strlen($0)) }
     }
 
     /// Dies as the OS watchdog kills: SIGKILL, which cannot be caught or cleaned up after.

@@ -26,7 +26,7 @@ public enum Worker {
             FileHandle.standardError.write(Data("usage: preflight worker inspect|migrate|verify --job DIR --parent PID\n".utf8))
             return 2
         }
-        WorkerSandbox.apply(parentPID: parent)
+        WorkerSandbox.apply(parentPID: parent, jobDirectory: directory.path)
         do {
             let instructions = try JSONDecoder().decode(
                 WorkerInstructions.self,

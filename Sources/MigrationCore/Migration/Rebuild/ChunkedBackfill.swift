@@ -40,8 +40,9 @@ struct ChunkedBackfill: StepExecutor {
                 }
                 if let end {
                     let (condition, values) = ranges.range(after: batch.cursor, through: end.key)
-                    try ranges.statement("UPDATE \(table.quotedName) SET \(backfill.set) WHERE \(condition)\(filter)")
-                        .run(values)
+                    try ranges.statement(
+                        "UPDATE \(table.quotedName) SET \(backfill.set) WHERE \(condition)\(filter)", holdsPlanText: true
+                    ).run(values)
                     batch.rows += connection.changes
                     batch.batches += 1
                     batch.cursor = end.key

@@ -60,10 +60,11 @@ final class KeyRanges {
         return (conditions.isEmpty ? "1" : conditions.joined(separator: " AND "), values)
     }
 
-    /// `sql` prepared once, for statements that a loop runs for every batch.
-    func statement(_ sql: String) throws(SQLiteError) -> Statement {
+    /// `sql` prepared once, for statements that a loop runs for every batch;
+    /// `holdsPlanText`: a step's fragments are spliced in, so it is plan SQL.
+    func statement(_ sql: String, holdsPlanText: Bool = false) throws(SQLiteError) -> Statement {
         if let statement = prepared[sql] { return statement }
-        let statement = try connection.prepare(sql)
+        let statement = try holdsPlanText ? connection.preparePlanStatement(sql) : connection.prepare(sql)
         prepared[sql] = statement
         return statement
     }

@@ -96,7 +96,7 @@ struct TableRebuild: StepExecutor {
     ) throws(SQLiteError) -> ProgressStore.Progress {
         let connection = context.connection
         let progress = try connection.chunkTransaction { () throws(SQLiteError) -> ProgressStore.Progress in
-            try connection.execute(
+            try connection.runPlanStatement(
                 "CREATE TABLE \(SQLText.quote(newName))(\(rebuild.columns))\(rebuild.options.map { " " + $0 } ?? "")")
             let highWater = try KeyRanges(table: old, rows: 1, connection: connection).lastKey()
             let progress = ProgressStore.Progress(
@@ -142,7 +142,7 @@ struct TableRebuild: StepExecutor {
                     """
                     INSERT INTO \(target.quotedName)(\(target.insertColumnList)) SELECT \(rebuild.select) \
                     FROM \(old.quotedName) WHERE \(condition)\(filter) ORDER BY \(ranges.key.ascending)
-                    """
+                    """, holdsPlanText: true
                 ).run(values)
                 batch.rows += connection.changes
                 batch.batches += 1
@@ -223,8 +223,10 @@ struct TableRebuild: StepExecutor {
         try connection.execute("ALTER TABLE \(SQLText.quote(newName)) RENAME TO \(old.quotedName)")
         // > 8. Use CREATE INDEX, CREATE TRIGGER, and CREATE VIEW to reconstruct indexes,
         // > triggers, and views associated with table X.
-        for sql in rebuild.indexes ?? indexes.map(\.sql) { try connection.execute(sql) }
-        for sql in rebuild.triggers ?? triggers.map(\.sql) { try connection.execute(sql) }
+        // The plan's statements, or the file's own (as untrusted as the plan's): one
+        // statement each, confined.
+        for sql in rebuild.indexes ?? indexes.map(\.sql) { try connection.runPlanStatement(sql) }
+        for sql in rebuild.triggers ?? triggers.map(\.sql) { try connection.runPlanStatement(sql) }
         try carryAutoincrementCounter(table: old.name, from: oldName, connection)
         // > 9. If any views refer to table X in a way that is affected by the schema change,
         // > then drop those views ... and recreate them.
