@@ -154,7 +154,7 @@ public final class Migrator {
             // Started before the estimate: the estimate is the step's own work (it reads the
             // tables the step touches), and a kill during it is a kill in this step.
             emit(startedEvent)
-            let estimate = try SpaceEstimator(connection: context.connection).estimate(step)
+            let estimate = SpaceEstimator(connection: context.connection).estimate(step)
             settings.faults.stepStarting(step.version)
             if settings.spaceCheck == .estimate, let estimate, let free = spaceMeter?.freeBytes(), estimate > free {
                 return stop(step, .refused, Failure(
