@@ -9,9 +9,16 @@ struct BackfillEstimate {
     func run(in model: inout PagerModel) -> Bool {
         guard let table = try? TableSchema.read(backfill.table, measure.connection) else { return false }
         let sql = "UPDATE \(table.quotedName) SET \(backfill.set)"
-        let change = RowUpdate.measure(
-            measure, table: table, shape: measure.connection, source: table.quotedName,
-            assignments: SQLClauses(sql).updateDefinition()?.assignments, condition: backfill.filter)
+        var change = RowUpdate(
+            table: table.name, tree: measure.size(table.name),
+            indexes: ((try? measure.connection.rows("SELECT name FROM pragma_index_list(?)", [.text(table.name)])) ?? [])
+                .compactMap { $0[0].textValue }.map { ($0, measure.size($0)) },
+            usable: measure.files.usableSize)
+        if let assignments = SQLClauses(sql).updateDefinition()?.assignments {
+            change.measure(
+                measure, file: table, shape: measure.connection, source: table.quotedName, assignments: assignments,
+                condition: backfill.filter)
+        }
         let journaled = TransactionPages.opensStatementJournal(
             try? measure.connection.rows("EXPLAIN " + sql + (backfill.filter.map { " WHERE " + $0 } ?? "")))
         let batchRows = Int64(max(1, backfill.batchRows))

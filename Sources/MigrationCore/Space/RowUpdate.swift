@@ -16,68 +16,54 @@ struct RowUpdate {
     var indexes: [Index]
     let usable: Int64
 
-    /// Measures `UPDATE source SET assignments WHERE condition` on `table` of the file
-    /// with one scan: the rows it matches and, for each, the new values' bytes less the
-    /// old ones'. `shape` is where the table's columns and indexes are read (the file, or
-    /// the step's schema so far, whose added columns hold their defaults in the file's
-    /// rows). Without assignments, or when the scan fails: every row matches and doubles,
-    /// and so does every index.
-    static func measure(
-        _ measure: TableMeasure, table: TableSchema, shape: Connection, source: String,
-        assignments: [(column: String, value: String)]?, condition: String?, with: String? = nil
-    ) -> RowUpdate {
-        let tree = measure.size(table.name)
-        let indexNames = (try? shape.rows("SELECT name FROM pragma_index_list(?)", [.text(table.name)]))?
-            .compactMap { $0[0].textValue } ?? []
-        var update = RowUpdate(
-            table: table.name, tree: tree, matched: tree.cells, growth: tree.usedBytes,
-            indexes: indexNames.map { Index(name: $0, tree: measure.size($0), growth: measure.size($0).usedBytes) },
-            usable: measure.files.usableSize)
-        guard let assignments, let columns = try? shape.rows(
-            "SELECT name, type, dflt_value FROM pragma_table_xinfo(?)", [.text(table.name)])
-        else { return update }
-        let stored = Set(table.columns.map { $0.name.lowercased() })
-        var shapes: [String: (affinity: TableMeasure.Affinity, old: String)] = [:]
-        for column in columns {
-            guard let name = column[0].textValue else { continue }
-            let old = stored.contains(name.lowercased()) ? SQLText.quote(name) : "(\(column[2].textValue ?? "NULL"))"
-            shapes[name.lowercased()] = (TableMeasure.Affinity(declared: column[1].textValue ?? ""), old)
-        }
+    /// The bound when the change cannot be measured: every row matches and doubles, and
+    /// so does every index.
+    init(table: String, tree: TableMeasure.TreeSize, indexes: [(String, TableMeasure.TreeSize)], usable: Int64) {
+        self.table = table
+        self.tree = tree
+        matched = tree.cells
+        growth = tree.usedBytes
+        self.indexes = indexes.map { Index(name: $0, tree: $1, growth: $1.usedBytes) }
+        self.usable = usable
+    }
+
+    /// Measures `UPDATE source SET assignments WHERE condition` with one scan of the
+    /// file's rows of the table (`file`), scaled to the table's rows: the rows it matches
+    /// and, for each, the new values' bytes less the old ones', and the same for the keys
+    /// of the indexes it changes. Columns and indexes are read from `shape` (the step's
+    /// schema so far). Left as it is when the scan fails.
+    mutating func measure(
+        _ measure: TableMeasure, file: TableSchema, shape: Connection, source: String,
+        assignments: [(column: String, value: String)], condition: String?, with: String? = nil
+    ) {
+        let columns = TableMeasure.columns(of: table, shape: shape, file: file)
         var values: [String] = []
         var deltas: [String: String] = [:]
-        for (offset, (column, value)) in assignments.enumerated() {
-            guard let shape = shapes[column.lowercased()] else { return update }
-            values += ["(\(value)) AS _n\(offset)", "\(shape.old) AS _o\(offset)"]
-            deltas[column.lowercased()] =
-                "\(TableMeasure.bytes("_n\(offset)", shape.affinity)) - \(TableMeasure.bytes("_o\(offset)", shape.affinity))"
+        for (offset, (name, value)) in assignments.enumerated() {
+            guard let column = columns[name.lowercased()] else { return }
+            values += ["(\(value)) AS _n\(offset)", "\(column.value) AS _o\(offset)"]
+            deltas[name.lowercased()] =
+                "\(TableMeasure.bytes("_n\(offset)", column.affinity)) - \(TableMeasure.bytes("_o\(offset)", column.affinity))"
         }
         let rowGrowth = "_k * max(0, \(deltas.values.sorted().joined(separator: " + ")))"
         var terms = ["_k", rowGrowth]
         var changed: [Index] = []
-        for index in update.indexes {
-            guard let keys = try? shape.rows("SELECT name FROM pragma_index_xinfo(?) WHERE key = 1", [.text(index.name)])
-            else { continue }
+        for index in indexes {
+            let keys = (try? shape.rows("SELECT name FROM pragma_index_xinfo(?) WHERE key = 1", [.text(index.name)])) ?? []
             let names = keys.map { $0[0].textValue?.lowercased() }
             // An expression key may use any column: it changes with the row.
-            if names.contains(nil) {
-                terms.append(rowGrowth)
-            } else {
-                let moved = names.compactMap { $0.flatMap { deltas[$0] } }
-                guard !moved.isEmpty else { continue }
-                terms.append("_k * max(0, \(moved.joined(separator: " + ")))")
-            }
+            let moved = names.contains(nil) ? [rowGrowth] : names.compactMap { $0.flatMap { deltas[$0] } }
+            guard !moved.isEmpty else { continue }
+            terms.append("_k * max(0, \(moved.joined(separator: " + ")))")
             changed.append(index)
         }
         let filter = condition.map { "CASE WHEN (\($0)) THEN 1 ELSE 0 END" } ?? "1"
-        guard let sums = measure.sums(terms, table: table, total: tree.cells, rows: { sample in
+        guard let sums = measure.sums(terms, table: file, total: tree.cells, rows: { sample in
             "\(with.map { $0 + " " } ?? "")SELECT \(filter) AS _k, \(values.joined(separator: ", ")) FROM \(source) WHERE \(sample)"
-        }) else { return update }
-        update.matched = min(tree.cells, sums[0])
-        update.growth = sums[1]
-        update.indexes = changed.enumerated().map { offset, index in
-            Index(name: index.name, tree: index.tree, growth: sums[2 + offset])
-        }
-        return update
+        }) else { return }
+        matched = min(tree.cells, sums[0])
+        growth = sums[1]
+        indexes = zip(changed, sums.dropFirst(2)).map { Index(name: $0.name, tree: $0.tree, growth: $1) }
     }
 
     /// Leaf pages the matched rows sit on.

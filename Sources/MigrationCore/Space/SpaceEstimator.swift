@@ -34,8 +34,8 @@
 ///
 /// Over every step with growth of the notes plan (10,000 and 100,000 notes) and of the
 /// six real-app chains of the corpus (seeded, both journal modes): never below; median
-/// 1.05 and 1.00, at most 2.41 (a WAL step after one that left a large WAL, which the
-/// estimate assumes it appends to) and 2.17 (a step of a few pages). The slack comes from
+/// 1.06 and 1.00, at most 2.41 (a WAL step after one that left a large WAL, which the
+/// estimate assumes it appends to) and 2.00 (a step of a few pages). The slack comes from
 /// the fill factors (TableMeasure.Fill), the sample's error margins, record sizes taken at
 /// their bounds and the tables an INSERT reads; exact figures (1.00) are journal or WAL
 /// copies of b-trees whose pages are all counted.
@@ -68,7 +68,8 @@ struct SpaceEstimator {
         var model = PagerModel(files: files)
         switch step.action {
         case .sql(let statements):
-            SQLStepEstimate(measure: measure).run(statements, in: &model)
+            var estimate = SQLStepEstimate(measure: measure)
+            estimate.run(statements, in: &model)
         case .rebuild(let rebuild):
             guard RebuildEstimate(measure: measure, rebuild: rebuild).run(in: &model) else { return nil }
         case .backfill(let backfill):

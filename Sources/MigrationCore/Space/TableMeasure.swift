@@ -80,6 +80,22 @@ final class TableMeasure {
             """
     }
 
+    /// The columns of `table` as `shape` (the step's schema so far) has them, each as SQL
+    /// over `file`'s rows (the file's table of that name): the column, or the default of
+    /// one the step added.
+    static func columns(
+        of table: String, shape: Connection, file: TableSchema
+    ) -> [String: (affinity: Affinity, value: String)] {
+        let stored = Set(file.columns.map { $0.name.lowercased() })
+        var columns: [String: (affinity: Affinity, value: String)] = [:]
+        for row in (try? shape.rows("SELECT lower(name), type, dflt_value FROM pragma_table_xinfo(?)", [.text(table)])) ?? [] {
+            guard let name = row[0].textValue else { continue }
+            let value = stored.contains(name) ? SQLText.quote(name) : "(\(row[2].textValue ?? "NULL"))"
+            columns[name] = (Affinity(declared: row[1].textValue ?? ""), value)
+        }
+        return columns
+    }
+
     /// SQL for the bytes of a record of `values` (SQL for their sizes): its header's size
     /// (a varint: one byte while the header is under 128 bytes, which 25 serial types of
     /// at most 5 bytes are) and every value.
@@ -123,17 +139,18 @@ final class TableMeasure {
 
     // MARK: - Sums over rows
 
-    /// Sums of `terms` (SQL over the columns of `rows`, named `columns` if given) over
-    /// every row of `table`, where `rows(condition)` is a SELECT of the table's rows that
-    /// meet `condition` (SQL on the table's rowid, by its unqualified name). A table of more than 20,000 rows is sampled:
-    /// 4,096 rows at evenly spaced rowids (each the first at or after its point), and each
-    /// sum is scaled to `total` rows at its mean plus three standard errors, so that
-    /// neither a filter's share nor a size is underestimated. Nil when the query fails.
+    /// Sums of `terms` (SQL over the columns of `rows`, named `columns` if given) over the
+    /// rows of `table`, scaled to `total` rows, where `rows(condition)` is a SELECT of the
+    /// table's rows that meet `condition` (SQL on the table's rowid, by its unqualified
+    /// name). A table of more than 20,000 rows is sampled: 4,096 rows at evenly spaced
+    /// rowids (each the first at or after its point), each sum taken at its mean plus three
+    /// standard errors, so that neither a filter's share nor a size is underestimated. Nil
+    /// when the query fails.
     func sums(
         _ terms: [String], table: TableSchema, total: Int64, columns: [String]? = nil,
         rows: (_ condition: String) -> String
     ) -> [Int64]? {
-        let sampled = total > 20_000 && table.rowidAlias != nil
+        let sampled = size(table.name).cells > 20_000 && table.rowidAlias != nil
         var condition = "1"
         if let rowid = table.rowidAlias, sampled {
             let name = table.quotedName
@@ -158,7 +175,8 @@ final class TableMeasure {
         let count = values[0]
         return terms.indices.map { index in
             let sum = values[1 + 2 * index]
-            guard sampled, count > 0 else { return Int64(sum.rounded(.up)) }
+            guard count > 0 else { return 0 }
+            guard sampled else { return Int64((sum * Double(total) / count).rounded(.up)) }
             let mean = sum / count
             let deviation = max(0, values[2 + 2 * index] / count - mean * mean).squareRoot()
             return Int64((Double(total) * (mean + 3 * deviation / count.squareRoot() + 1 / count)).rounded(.up))

@@ -33,8 +33,10 @@ struct TransactionPages {
     private var statementPages: Int64 = 0
     private var statementAllocated: Int64 = 0
     private var sortBytes: Int64 = 0
-    /// Frames written before the last statement with a statement journal began.
+    /// Frames written before the last statement with a statement journal began, and
+    /// those of the statements before it that the cache may spill into its journal.
     private var framesSpilled: Int64 = 0
+    private var spillable: Int64 = 0
 
     struct Instant {
         var grown: Int64
@@ -54,11 +56,7 @@ struct TransactionPages {
         endStatement()
         statementJournal = journaled
         if journaled && files.journal == .wal {
-            // In WAL mode a page the cache spills while a statement journal is open goes
-            // into it first (pager.c, pagerStress): the earlier statements' pages still
-            // dirty in the cache, up to a cache full. Measured: DROP TABLE after an INSERT
-            // in the same transaction journaled 430 pages more than it freed.
-            statementPages += min(files.cachePages, frames - framesSpilled)
+            spillable = frames - framesSpilled
             framesSpilled = frames
         }
     }
@@ -152,6 +150,14 @@ struct TransactionPages {
     }
 
     mutating func endStatement() {
+        if statementJournal && files.journal == .wal && frames > files.cachePages {
+            // In WAL mode a page the cache spills while a statement journal is open goes
+            // into it first (pager.c, pagerStress): once the transaction outgrows the
+            // cache, the earlier statements' pages still dirty in it, up to a cache full.
+            // Measured: DROP TABLE after an INSERT in the same transaction journaled 430
+            // pages more than it freed.
+            statementPages += min(files.cachePages, spillable)
+        }
         if statementJournal {
             let bytes = statementPages * (files.pageSize + 4)
             // SQLITE_STMTJRNL_SPILL: up to 64 KiB in memory.
@@ -169,6 +175,7 @@ struct TransactionPages {
                 temp: statementJournalFile + sortBytes))
         }
         statementJournal = false
+        spillable = 0
         statementPages = 0
         statementAllocated = 0
         sortBytes = 0
