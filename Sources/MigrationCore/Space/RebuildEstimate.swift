@@ -25,12 +25,11 @@ struct RebuildEstimate {
     func run(in model: inout PagerModel) -> Bool {
         let connection = measure.connection
         guard let old = try? TableSchema.read(rebuild.table, connection) else { return false }
-        let oldTree = measure.size(old.name)
         let oldIndexes = (try? old.indexes(connection)) ?? []
         let oldSizes = oldIndexes.map { measure.size($0.name) }
         let indexes = rebuild.indexes ?? oldIndexes.map(\.sql)
         let recreated = indexes + (rebuild.triggers ?? ((try? old.triggers(connection)) ?? []).map(\.sql))
-        let new = newTable(old, indexes: indexes) ?? fallback(oldTree: oldTree, oldIndexes: oldSizes)
+        let new = newTable(old, indexes: indexes) ?? fallback(old, oldIndexes: oldSizes)
         model.transaction { load in
             // The schema entry, the progress row; the new roots.
             load.statement(journaled: true)
@@ -39,7 +38,7 @@ struct RebuildEstimate {
             load.write(1)
             load.allocate(2 + Int64(new.automatic.count))
         }
-        let batches = max(1, (oldTree.cells + Int64(max(1, rebuild.batchRows)) - 1) / Int64(max(1, rebuild.batchRows)))
+        let batches = max(1, (new.oldRows + Int64(max(1, rebuild.batchRows)) - 1) / Int64(max(1, rebuild.batchRows)))
         model.transactions(batches) { load, batch, count in
             load.statement(journaled: true)
             // The progress row, and the new table's last leaf and its parents.
@@ -83,6 +82,8 @@ struct RebuildEstimate {
     }
 
     private struct NewTable {
+        /// Rows of the old table, each copied or filtered out by one batch or another.
+        var oldRows: Int64
         var tablePages: Int64
         /// Indexes of the new table's own constraints, filled by the copy.
         var automatic: [Tree]
@@ -133,8 +134,9 @@ struct RebuildEstimate {
         let names = (0..<width).map { "c\($0)" } + ["_rowid", "_keep"]
         let oldRowid = old.rowidAlias.map { "\(old.quotedName).\($0)" } ?? "NULL"
         let keep = rebuild.filter.map { "CASE WHEN (\($0)) THEN 1 ELSE 0 END" } ?? "1"
-        let total = measure.size(old.name).cells
-        guard let sums = measure.sums(terms, table: old, total: total, columns: names, rows: { sample in
+        // The old table is not walked (dbstat, count(*)): the estimate runs under the
+        // watchdog, and its rows are only read, by the copy, batch by batch.
+        guard let (total, sums) = measure.sums(terms, table: old, total: nil, columns: names, rows: { sample in
             "SELECT \(rebuild.select), \(oldRowid), \(keep) FROM \(old.quotedName) WHERE \(sample)"
         }) else { return nil }
         let kept = max(1, min(total, sums[0]))
@@ -143,14 +145,16 @@ struct RebuildEstimate {
         }
         let indexes = sums.dropFirst(2).map { tree($0, fill: TableMeasure.Fill.random) }
         return NewTable(
+            oldRows: total,
             tablePages: measure.pages(sums[1], fill: newSchema.withoutRowid ? TableMeasure.Fill.random : TableMeasure.Fill.appended),
             automatic: Array(indexes.prefix(automatic.count)),
             built: indexes.dropFirst(automatic.count).map { tree($0.bytes, fill: TableMeasure.Fill.appended) })
     }
 
-    private func fallback(oldTree: TableMeasure.TreeSize, oldIndexes: [TableMeasure.TreeSize]) -> NewTable {
-        NewTable(
-            tablePages: oldTree.pages * 3 / 2 + 1, automatic: [],
+    private func fallback(_ old: TableSchema, oldIndexes: [TableMeasure.TreeSize]) -> NewTable {
+        let oldTree = measure.size(old.name)
+        return NewTable(
+            oldRows: oldTree.cells, tablePages: oldTree.pages * 3 / 2 + 1, automatic: [],
             built: oldIndexes.map { Tree(entries: $0.cells, bytes: $0.usedBytes * 3 / 2, pages: $0.pages * 3 / 2 + 1) })
     }
 }

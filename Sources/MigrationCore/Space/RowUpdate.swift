@@ -60,7 +60,7 @@ struct RowUpdate {
         let filter = condition.map { "CASE WHEN (\($0)) THEN 1 ELSE 0 END" } ?? "1"
         guard let sums = measure.sums(terms, table: file, total: tree.cells, rows: { sample in
             "\(with.map { $0 + " " } ?? "")SELECT \(filter) AS _k, \(values.joined(separator: ", ")) FROM \(source) WHERE \(sample)"
-        }) else { return }
+        })?.sums else { return }
         matched = min(tree.cells, sums[0])
         growth = sums[1]
         indexes = zip(changed, sums.dropFirst(2)).map { Index(name: $0.name, tree: $0.tree, growth: $1) }

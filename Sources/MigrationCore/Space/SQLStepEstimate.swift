@@ -189,7 +189,7 @@ struct SQLStepEstimate {
             let entry = TableMeasure.cell(TableMeasure.record(values + [TableMeasure.bytes("_preflight_rowid")]), rowid: nil)
             if let sums = measure.sums([entry], table: file, total: size.cells, rows: { sample in
                 "SELECT *, \(rowid) AS _preflight_rowid FROM \(file.quotedName) WHERE \(sample)"
-            }) {
+            })?.sums {
                 bytes = sums[0]
             }
         }
@@ -244,7 +244,7 @@ struct SQLStepEstimate {
         if let file = file(table), let definition, let condition = definition.condition,
             let sums = measure.sums(["_k"], table: file, total: size.cells, rows: {
                 "\(definition.with.map { $0 + " " } ?? "")SELECT CASE WHEN (\(condition)) THEN 1 ELSE 0 END AS _k FROM \(definition.source) WHERE \($0)"
-            })
+            })?.sums
         {
             matched = min(size.cells, sums[0])
         }

@@ -26,9 +26,9 @@
 ///     DROP TABLE                                 1.00  1.00  1.00
 ///     12-step rebuild by hand                    1.11  1.09  1.22
 ///     ADD COLUMN + CREATE INDEX on it            1.08  1.08  1.08
-///     rebuild                                    1.07  1.10  1.09
-///     rebuild, 100,000 rows                      1.08  1.02  1.09
-///     rebuild with a 33% filter                  1.11  1.16  1.13
+///     rebuild                                    1.05  1.07  1.06
+///     rebuild, 100,000 rows                      1.06  1.01  1.07
+///     rebuild with a 33% filter                  1.12  1.15  1.14
 ///     backfill, batches of 1,000                 1.22  1.17  1.22
 ///     backfill, batches of 50                    1.25  1.00  1.25
 ///
