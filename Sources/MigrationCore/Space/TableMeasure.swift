@@ -159,12 +159,14 @@ final class TableMeasure {
         if let rowid = table.rowidAlias,
             let low = try? connection.scalar("SELECT min(\(rowid)) FROM \(table.quotedName)").integerValue,
             let high = try? connection.scalar("SELECT max(\(rowid)) FROM \(table.quotedName)").integerValue,
-            high - low >= 4_096
+            Self.span(low, high) > 4_096
         {
             // One aggregate per query: SQLite reads min() or max() from one end of the b-tree
-            // only when it is the query's only aggregate.
-            span = high - low + 1
-            let point = "\(low) + \(high - low) * i / 1024"
+            // only when it is the query's only aggregate. Rowids may span more than an
+            // Int64 holds (-1 and Int64.max): SQLite computes the points, and its integer
+            // arithmetic turns to REAL where it would overflow.
+            span = Self.span(low, high)
+            let point = "\(low) + (\(high) - \(low)) * i / 1024"
             points = """
                 RECURSIVE _k(i) AS (SELECT 0 UNION ALL SELECT i + 1 FROM _k WHERE i < 1023), \
                 _p(p, r) AS (SELECT \(point), (SELECT \(rowid) FROM \(table.quotedName) WHERE \(rowid) >= \(point) ORDER BY \(rowid) LIMIT 1) FROM _k), 
@@ -188,14 +190,32 @@ final class TableMeasure {
         let count = values[0]
         func upper(_ mean: Double, _ deviation: Double) -> Double { mean + 3 * deviation / count.squareRoot() + 1 / count }
         let share = values[1] / 1024
-        let rows = total ?? (span > 0 ? min(span, Int64((upper(share, (share * (1 - share)).squareRoot()) * Double(span)).rounded(.up))) : Int64(count))
+        // No table holds more rows than its file has room for cells (a cell takes at least
+        // 4 bytes), however sparse its rowids are.
+        let room = max(1, files.pageCount) * max(1, files.pageSize) / 4
+        let rows = total ?? (span > 0
+            ? min(span, room, Self.bytes(upper(share, (share * (1 - share)).squareRoot()) * Double(span))) : Int64(count))
         return (rows, terms.indices.map { index in
             let sum = values[2 + 2 * index]
             guard count > 0 else { return 0 }
-            guard span > 0 else { return Int64((sum * Double(rows) / count).rounded(.up)) }
+            guard span > 0 else { return Self.bytes(sum * Double(rows) / count) }
             let mean = sum / count
             let deviation = max(0, values[3 + 2 * index] / count - mean * mean).squareRoot()
-            return Int64((Double(rows) * upper(mean, deviation)).rounded(.up))
+            return Self.bytes(Double(rows) * upper(mean, deviation))
         })
+    }
+
+    /// How many rowids lie from `low` to `high`, at most Int64.max.
+    private static func span(_ low: Int64, _ high: Int64) -> Int64 {
+        let (width, overflow) = high.subtractingReportingOverflow(low)
+        return overflow || width == .max ? .max : width + 1
+    }
+
+    /// `value` rounded up to a count, at most Int64.max: a sampled bound over a span of
+    /// rowids that wide can exceed what an Int64 holds, and converting it must not trap.
+    private static func bytes(_ value: Double) -> Int64 {
+        guard value.isFinite else { return value > 0 ? .max : 0 }
+        let rounded = value.rounded(.up)
+        return rounded >= 9.2e18 ? .max : Int64(max(0, rounded))
     }
 }
