@@ -1,11 +1,50 @@
 import Foundation
 import MigrationCore
 
-/// The one-line-per-step progress a person sees on stderr while a job runs.
-enum ProgressLine {
-    static func describe(_ event: MigrationEvent, launch: Int) -> String? {
+/// The progress a person sees on stderr while a job runs: a line when a step settles, and
+/// during a long chunked step a line about once a second (by the worker's own clock, the
+/// events' `at_ms`), such as
+///
+///     launch 1: step 4 rebuild notes 412,000/1,000,000 rows (41%), 1.8 s
+///
+/// One value per launch: it remembers when the running step started and when it last
+/// said something.
+struct ProgressLine {
+    /// The least time between two lines about one step's batches.
+    static let batchIntervalMs = 1000
+
+    let launch: Int
+    let plan: Plan
+    /// The input's row counts: the totals of the chunked steps.
+    let inputTables: [String: Int64]?
+    private var stepStartedAtMs: Int?
+    private var lastLineAtMs: Int?
+
+    init(launch: Int, plan: Plan, inputTables: [String: Int64]?) {
+        self.launch = launch
+        self.plan = plan
+        self.inputTables = inputTables
+    }
+
+    mutating func describe(_ event: MigrationEvent) -> String? {
         let step = "step \(event.version ?? 0)\(event.name.map { " \"\($0)\"" } ?? "")"
         switch event.event {
+        case .stepStarted:
+            stepStartedAtMs = event.atMs
+            lastLineAtMs = event.atMs
+            return nil
+        case .batchCommitted:
+            guard let at = event.atMs, let rows = event.rows, let version = event.version,
+                let definition = plan.step(version: version), let work = ChunkedWork(definition, inputTables: inputTables)
+            else { return nil }
+            guard let last = lastLineAtMs else {
+                lastLineAtMs = at
+                return nil
+            }
+            guard at - last >= Self.batchIntervalMs else { return nil }
+            lastLineAtMs = at
+            let elapsed = String(format: "%.1f s", Double(at - (stepStartedAtMs ?? at)) / 1000)
+            return "launch \(launch): step \(version) \(definition.action.kind.rawValue) \(work.table) \(work.progress(rows: rows)), \(elapsed)"
         case .stepFinished:
             var text = "launch \(launch): \(step) applied in \(event.elapsedMs ?? 0) ms"
             if let cost = event.costClass { text += " (\(cost.rawValue))" }
@@ -14,7 +53,7 @@ enum ProgressLine {
             return text
         case .stepFailed:
             return "launch \(launch): \(event.version == nil ? "stopped" : step): \(event.stop?.rawValue ?? "failed"): \(event.failure?.message ?? "")"
-        default:
+        case .opened, .finished:
             return nil
         }
     }
