@@ -19,6 +19,8 @@ struct ProgressLine {
     let inputTables: [String: Int64]?
     private var stepStartedAtMs: Int?
     private var lastLineAtMs: Int?
+    /// The running step's name: only its `step_started` event carries it.
+    private var stepName: String?
 
     init(launch: Int, plan: Plan, inputTables: [String: Int64]?) {
         self.launch = launch
@@ -27,7 +29,8 @@ struct ProgressLine {
     }
 
     mutating func describe(_ event: MigrationEvent) -> String? {
-        let step = "step \(event.version ?? 0)\(event.name.map { " \"\($0)\"" } ?? "")"
+        if event.event == .stepStarted { stepName = event.name }
+        let step = "step \(event.version ?? 0)\((event.name ?? stepName).map { " \"\($0)\"" } ?? "")"
         switch event.event {
         case .stepStarted:
             stepStartedAtMs = event.atMs
