@@ -1,6 +1,7 @@
 import Foundation
 import Testing
 import TestSupport
+import PreflightService
 
 /// The server's stderr, as a log collector reads it: every line one JSON object with
 /// `time` (RFC 3339, milliseconds, UTC), `level` and `msg`, start-up and shutdown included.
@@ -45,6 +46,15 @@ import TestSupport
         } else {
             #expect(progress.isEmpty)
         }
+    }
+
+    @Test func logLevelIsAConfigurationKey() throws {
+        #expect(try ServiceConfiguration.load(path: nil, environment: [:]).logLevel == .info)
+        #expect(try ServiceConfiguration.load(path: nil, environment: ["PREFLIGHT_LOG_LEVEL": "DEBUG"]).logLevel == .debug)
+        let error = #expect(throws: ConfigurationError.self) {
+            try ServiceConfiguration.load(path: nil, environment: ["PREFLIGHT_LOG_LEVEL": "loud"])
+        }
+        #expect(error?.key == "log_level (PREFLIGHT_LOG_LEVEL)")
     }
 
     @Test func aStartThatFailsSaysWhyInJSON() throws {

@@ -20,7 +20,8 @@ enum CommandLineAnswer {
                 return try body(parsed)
             }
         } catch {
-            printError("\(syntax.command): \(error.message)\nTry '\(syntax.command) --help' for more information.")
+            let hint = error.suggestsHelp ? "\nTry '\(syntax.command) --help' for more information." : ""
+            printError("\(syntax.command): \(error.message)\(hint)")
             return usageStatus
         }
     }

@@ -184,8 +184,13 @@ public struct Arguments: Sendable, Equatable {
 /// the user wrote it.
 public struct UsageError: Error, Sendable, Equatable, CustomStringConvertible {
     public var message: String
+    /// Whether `--help` would help: not for a plan or a file that is wrong in itself.
+    public var suggestsHelp: Bool
 
-    public init(_ message: String) { self.message = message }
+    public init(_ message: String, suggestsHelp: Bool = true) {
+        self.message = message
+        self.suggestsHelp = suggestsHelp
+    }
 
     public var description: String { message }
 }

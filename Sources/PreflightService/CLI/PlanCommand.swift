@@ -70,14 +70,14 @@ enum PlanImportCommand {
                     layout: layout, directory: directory, roomSchemas: parsed.value("room-schemas"), name: parsed.value("name")
                 ).makePlan()
             } catch {
-                throw UsageError("cannot import \(directory): \(error.message)")
+                throw UsageError("cannot import \(directory): \(error.message)", suggestsHelp: false)
             }
             for note in imported.notes { printError("note: \(note)") }
             let plan: Plan
             do throws(PlanError) {
                 plan = try PlanDecoder.decode(imported.document)
             } catch {
-                throw UsageError("the plan made from \(directory) is not valid: \(error.message)")
+                throw UsageError("the plan made from \(directory) is not valid: \(error.message)", suggestsHelp: false)
             }
             guard let out = parsed.value("out") else {
                 FileHandle.standardOutput.write(Data(imported.document))
@@ -86,7 +86,7 @@ enum PlanImportCommand {
             do {
                 try Data(imported.document).write(to: URL(fileURLWithPath: out), options: .atomic)
             } catch {
-                throw UsageError("cannot write \(out): \(error.localizedDescription)")
+                throw UsageError("cannot write \(out): \(error.localizedDescription)", suggestsHelp: false)
             }
             printError("wrote \(out): plan \(plan.name), \(plan.steps.count) step\(plan.steps.count == 1 ? "" : "s")")
             return 0

@@ -65,7 +65,7 @@ public enum RunCommand {
             do throws(ConfigurationError) {
                 devices = try DeviceCatalog(directory: devicesDirectory)
             } catch {
-                throw UsageError(error.description)
+                throw UsageError(error.description, suggestsHelp: false)
             }
         }
         var optionValues: [String: String] = [:]
@@ -79,11 +79,11 @@ public enum RunCommand {
             throw UsageError(flagSpelling(error.message))
         }
         guard FileManager.default.isReadableFile(atPath: databasePath) else {
-            throw UsageError("cannot read the database file \(databasePath)")
+            throw UsageError("cannot read the database file \(databasePath)", suggestsHelp: false)
         }
         let walPath = arguments.value("wal")
         if let walPath, !FileManager.default.isReadableFile(atPath: walPath) {
-            throw UsageError("cannot read the WAL file \(walPath)")
+            throw UsageError("cannot read the WAL file \(walPath)", suggestsHelp: false)
         }
         do {
             return try rehearse(
@@ -138,7 +138,7 @@ public enum RunCommand {
     private static func loadPlan(_ path: String) throws(UsageError) -> Plan {
         var isDirectory: ObjCBool = false
         guard FileManager.default.fileExists(atPath: path, isDirectory: &isDirectory) else {
-            throw UsageError("cannot read the plan \(path): there is no such file or folder")
+            throw UsageError("cannot read the plan \(path): there is no such file or folder", suggestsHelp: false)
         }
         let document: [UInt8]
         if isDirectory.boolValue {
@@ -149,18 +149,18 @@ public enum RunCommand {
                 for note in imported.notes { printError("note: \(note)") }
                 document = imported.document
             } catch {
-                throw UsageError("cannot import the plan from \(path): \(error.message)")
+                throw UsageError("cannot import the plan from \(path): \(error.message)", suggestsHelp: false)
             }
         } else {
             guard let data = FileManager.default.contents(atPath: path) else {
-                throw UsageError("cannot read the plan file \(path)")
+                throw UsageError("cannot read the plan file \(path)", suggestsHelp: false)
             }
             document = [UInt8](data)
         }
         do throws(PlanError) {
             return try PlanDecoder.decode(document)
         } catch {
-            throw UsageError("invalid plan \(path): \(error.message)")
+            throw UsageError("invalid plan \(path): \(error.message)", suggestsHelp: false)
         }
     }
 

@@ -117,8 +117,9 @@ public enum ReportRendering {
         if !completed {
             failures += 1
             let message = report.failure?.message ?? report.outcome.meaning
+            let detail = report.failure.map { "\n\($0.message)" } ?? ""
             outcomeBody = "<failure type=\"\(xml(report.outcome.rawValue))\" message=\"\(xml(message))\">"
-                + "\(xml("\(report.outcome.rawValue): \(report.outcome.meaning)\n\(message)"))</failure>"
+                + "\(xml("\(report.outcome.rawValue): \(report.outcome.meaning)\(detail)"))</failure>"
         }
         cases.append(
             "    <testcase classname=\"\(xml(suiteName))\" name=\"outcome\" time=\"\(seconds(ms: report.timings.totalMs))\""

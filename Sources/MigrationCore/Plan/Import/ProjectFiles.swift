@@ -28,11 +28,19 @@ struct ProjectFiles {
             }
             for entry in entries where !entry.hasPrefix(".") {
                 let path = relative.isEmpty ? entry : relative + "/" + entry
-                var entryIsDirectory: ObjCBool = false
-                guard FileManager.default.fileExists(atPath: root + "/" + path, isDirectory: &entryIsDirectory) else { continue }
-                if entryIsDirectory.boolValue {
+                // A link to a folder is not followed: it may lead back up the tree.
+                let type: FileAttributeType?
+                do {
+                    type = try FileManager.default.attributesOfItem(atPath: root + "/" + path)[.type] as? FileAttributeType
+                } catch {
+                    throw PlanImportError("cannot read \(root)/\(path): \(error.localizedDescription)")
+                }
+                switch type {
+                case .typeDirectory?:
                     if !Self.skippedFolders.contains(entry) { pending.append(path) }
-                } else {
+                case .typeSymbolicLink?:
+                    if !Self.isDirectory(root + "/" + path) { files.append(path) }
+                default:
                     files.append(path)
                 }
             }

@@ -28,9 +28,10 @@ struct RoomSchemas {
 
     init(_ directory: String) throws(PlanImportError) {
         var folder = directory
-        if try ProjectFiles(directory).topLevel.allSatisfy({ !$0.hasSuffix(".json") }) {
+        let files = try ProjectFiles(directory)
+        if files.topLevel.allSatisfy({ !$0.hasSuffix(".json") }) {
             // The `schemas` folder itself: one folder per database class inside.
-            let databases = Set(try ProjectFiles(directory).all.filter { $0.hasSuffix(".json") }.map(ProjectFiles.folder))
+            let databases = Set(files.all.filter { $0.hasSuffix(".json") }.map(ProjectFiles.folder))
             guard databases.count == 1, let only = databases.first else {
                 throw PlanImportError(
                     databases.isEmpty

@@ -33,7 +33,9 @@ struct VersionedSQLFile: Equatable {
     /// Flyway's other kinds of file: repeatable (`R__name.sql`) and undo (`U2__name.sql`)
     /// migrations, which a plan of versioned steps cannot hold.
     static func isFlywayNonVersioned(_ name: String) -> Bool {
-        name.hasSuffix(".sql") && name.contains("__") && (name.hasPrefix("R__") || name.hasPrefix("U"))
+        guard name.hasSuffix(".sql"), let separator = name.range(of: "__") else { return false }
+        if name.hasPrefix("R__") { return true }
+        return name.hasPrefix("U") && AppVersion(flyway: String(name[name.index(after: name.startIndex)..<separator.lowerBound])) != nil
     }
 }
 
