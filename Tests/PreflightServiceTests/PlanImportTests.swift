@@ -86,6 +86,15 @@ import MigrationCore
         }
     }
 
+    @Test func aKotlinMultiplatformModuleKeepsItsSchemaInCommonMain() throws {
+        let directory = TemporaryDirectory("import")
+        let project = try Self.sqldelightProject(in: directory)
+        try FileManager.default.moveItem(atPath: project + "/src/main", toPath: project + "/src/commonMain")
+        let imported = try PlanImport(layout: .sqldelight, directory: project).makePlan()
+        #expect(imported.name == "app")
+        #expect(try steps(imported).map(\.name) == ["1.db", "1.sqm", "2.sqm"])
+    }
+
     @Test func sqldelightWithoutTheFirstSchemaSaysWhereItGoes() throws {
         let directory = TemporaryDirectory("import")
         let project = try Self.sqldelightProject(in: directory, withFirstDatabase: false)

@@ -39,7 +39,7 @@ enum PlanImportCommand {
             Writes a plan (JSON, on stdout or to --out) from the migrations an app keeps, one step
             per file, each named after its file:
 
-              --from sqldelight     DIR is a SQLDelight module or its src/main/sqldelight folder:
+              --from sqldelight     DIR is a SQLDelight module or its src/main (or commonMain) sqldelight folder:
                                     N.sqm migrates version N to N+1; databases/1.db holds version 1;
                                     the .sq files are the fresh install
               --from flyway         V<version>__<description>.sql files, in DIR or a folder under it

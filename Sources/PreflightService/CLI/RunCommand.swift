@@ -117,21 +117,25 @@ public enum RunCommand {
         if let wal = rehearsal.wal {
             try FileManager.default.copyItem(atPath: wal, toPath: directory.input.wal)
         }
+        if let signal = stopSignals.received { return stopped(by: signal) }
         let result = JobRunner(workerExecutable: workerExecutable).run(job, cancellation: cancellation) { line in
             printError(line)
         }
-        if let signal = stopSignals.received {
-            // The deferred removal runs on the way out; the workers are already dead
-            // (cancelling kills the one running, and no other starts).
-            printError("preflight run: stopped by \(signal == SIGINT ? "SIGINT" : "SIGTERM"); its job directory and workers are removed")
-            return 128 + signal
-        }
+        if let signal = stopSignals.received { return stopped(by: signal) }
         if let out = rehearsal.out, let migrated = result.migratedDatabasePath {
             if FileManager.default.fileExists(atPath: out) { try FileManager.default.removeItem(atPath: out) }
             try FileManager.default.copyItem(atPath: migrated, toPath: out)
         }
         FileHandle.standardOutput.write(Data(ReportRendering.render(result.report, as: rehearsal.format, plan: plan)))
         return result.report.outcome == .completed ? 0 : 1
+    }
+
+    /// The exit of a run stopped by a signal. The deferred removal of the job directory runs
+    /// on the way out; its workers are dead already (cancelling kills the one running, and
+    /// no other starts).
+    private static func stopped(by signal: Int32) -> Int32 {
+        printError("preflight run: stopped by \(signal == SIGINT ? "SIGINT" : "SIGTERM"); its job directory and workers are removed")
+        return 128 + signal
     }
 
     /// A plan file, or a folder of an app's migrations imported in memory (CONTRACT §4).

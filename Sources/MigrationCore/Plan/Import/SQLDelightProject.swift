@@ -53,11 +53,13 @@ enum SQLDelightProject {
             notes: notes, defaultName: AppMigrations.name(fromFolder: projectFolder(of: root)))
     }
 
-    /// The `sqldelight` folder: `DIR/src/main/sqldelight` of a module, the folder named
-    /// `sqldelight` that DIR is in (DIR may be its `migrations`), or DIR itself.
+    /// The `sqldelight` folder: a module's `src/main/sqldelight` (a Kotlin Multiplatform
+    /// module's `src/commonMain/sqldelight`), the folder named `sqldelight` that DIR is in
+    /// (DIR may be its `migrations`), or DIR itself.
     static func sourceRoot(of directory: String) -> String {
-        let nested = directory + "/src/main/sqldelight"
-        if ProjectFiles.isDirectory(nested) { return nested }
+        for sourceSet in ["main", "commonMain"] where ProjectFiles.isDirectory(directory + "/src/\(sourceSet)/sqldelight") {
+            return directory + "/src/\(sourceSet)/sqldelight"
+        }
         var components = directory.split(separator: "/", omittingEmptySubsequences: false).map(String.init)
         while let last = components.last {
             if last == "sqldelight" { return components.joined(separator: "/") }
@@ -68,6 +70,8 @@ enum SQLDelightProject {
 
     /// The module a `sqldelight` folder belongs to (`app/src/main/sqldelight` is `app`'s).
     private static func projectFolder(of root: String) -> String {
-        root.hasSuffix("/src/main/sqldelight") ? String(root.dropLast("/src/main/sqldelight".count)) : root
+        let components = root.split(separator: "/", omittingEmptySubsequences: false)
+        guard components.count > 3, components[components.count - 3] == "src" else { return root }
+        return components.dropLast(3).joined(separator: "/")
     }
 }
