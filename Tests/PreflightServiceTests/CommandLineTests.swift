@@ -53,6 +53,25 @@ import PreflightService
         #expect(result.stderr.hasPrefix("\(name(words)): option \(flag) needs a value\n"), "\(result.stderr)")
     }
 
+    /// `--flag=value` is the same as `--flag value`, and after `--` nothing is a flag: for
+    /// every command, a message that quotes what was read shows it.
+    @Test(arguments: [
+        (["run", "--db=/nonexistent/v1.db", "--plan=Config/plans/notes.json"], "preflight run: cannot read the database file /nonexistent/v1.db"),
+        (["run", "--db", "/nonexistent/v1.db", "--", "--plan", "x"], "preflight run: unexpected argument \"--plan\""),
+        (["serve", "--config=/nonexistent/p.json"], "/nonexistent/p.json"),
+        (["serve", "--", "--config", "x"], "preflight serve: unexpected argument \"--config\""),
+        (["worker", "migrate", "--job=/nonexistent", "--parent=me"], "preflight worker: --parent must be a process id, got \"me\""),
+        (["worker", "--", "--job"], "preflight worker: unknown task \"--job\""),
+        (["plan", "import", "--from=liquibase", "x"], "preflight plan import: --from must be sqldelight, flyway, sql-dir, got \"liquibase\""),
+        (["plan", "import", "--from", "flyway", "--", "--name"], "preflight plan import: cannot import --name: "),
+        (["--", "--version"], "preflight: unknown command \"--version\""),
+    ])
+    func joinedValuesAndDoubleDashAreRead(arguments: [String], said: String) throws {
+        let result = try BoundedRun.preflight(arguments)
+        #expect(result.status == 2)
+        #expect(result.stderr.contains(said), "\(arguments): \(result.stderr)")
+    }
+
     @Test func serveIgnoresNothing() throws {
         for arguments in [["serve", "--bogus"], ["serve", "--config"], ["serve", "extra"], ["serve", "--config", "a", "--config", "b"]] {
             let result = try BoundedRun.preflight(arguments)
