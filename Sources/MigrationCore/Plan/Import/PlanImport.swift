@@ -57,7 +57,9 @@ public struct PlanImport: Sendable {
                 "the files' versions \(list) are the plan's steps 1 to \(steps.count): a plan's versions start at 1 and go up by one; each step is named after its file")
         }
         var freshInstall = migrations.freshInstall
-        var runner: String?
+        // SQLDelight's Android driver migrates inside SQLiteOpenHelper's one transaction
+        // (FIDELITY.md), and so does its native driver (one BEGIN around the path).
+        var runner: String? = layout == .sqldelight ? Runner.sqliteOpenHelper.rawValue : nil
         var identityHash: String?
         if let room {
             guard let newest = room.schemas.last else {
