@@ -165,7 +165,7 @@ extension Service {
         }
         return Job(
             directory: upload.directory, plan: plan, options: options, device: device,
-            uploadMs: upload.uploadMs)
+            uploadMs: upload.uploadMs, maxJobSeconds: configuration.maxJobSeconds)
     }
 
     /// The effective options of a request, from every option it gave.
