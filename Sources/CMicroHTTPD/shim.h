@@ -23,7 +23,6 @@
 #include <poll.h>
 #include <unistd.h>
 #include <time.h>
-#include <sys/syscall.h>
 #include <netinet/in.h>
 #include <arpa/inet.h>
 #include <microhttpd.h>
@@ -139,15 +138,6 @@ static inline void preflight_answer_mid_body(int fd, const char *response, size_
     ssize_t n = recv(fd, sink, sizeof sink, 0);
     if (n <= 0) return;
   }
-}
-
-/*
-** Reserves `bytes` of disk for a file about to be written, keeping its size
-** (fallocate with FALLOC_FL_KEEP_SIZE). Returns 0, or -1 where the file system
-** cannot (the caller goes on without).
-*/
-static inline int preflight_reserve_space(int fd, int64_t bytes) {
-  return (int)syscall(SYS_fallocate, fd, 1 /* FALLOC_FL_KEEP_SIZE */, (int64_t)0, bytes);
 }
 
 #endif

@@ -41,10 +41,14 @@ final class MigrationUpload: @unchecked Sendable {
     /// The first problem found inside a multipart body.
     private(set) var partError: HTTPError?
     private var postProcessor: OpaquePointer?
+    /// The part the post processor is in and the bytes of it so far, and the parts before
+    /// it: how a second part of a name is told from the next piece of the first.
+    private var currentPart: (name: String, bytes: UInt64)?
+    private var earlierParts: Set<String> = []
 
     init(
         directory: JobDirectory, ticket: JobScheduler.Ticket, bodyKind: BodyKind, keep: Bool, maxBytes: Int64,
-        declaredBytes: Int64?, spec: JobSpec
+        spec: JobSpec
     ) throws(HTTPError) {
         self.directory = directory
         self.ticket = ticket
@@ -53,7 +57,7 @@ final class MigrationUpload: @unchecked Sendable {
         self.maxBytes = maxBytes
         self.spec = spec
         if bodyKind == .raw {
-            database = try FileSink(path: databasePath, expectedBytes: declaredBytes)
+            database = try FileSink(path: databasePath)
         }
     }
 
@@ -117,9 +121,11 @@ final class MigrationUpload: @unchecked Sendable {
 
     // MARK: - Multipart parts
 
-    /// One piece of a part, in order (libmicrohttpd hands them over in ~16 KB pieces).
-    fileprivate func part(_ name: String, data: UnsafeRawPointer?, size: Int) -> Bool {
+    /// One piece of a part, in order (libmicrohttpd hands them over in ~16 KB pieces, at
+    /// increasing `offset`s within the part).
+    fileprivate func part(_ name: String, data: UnsafeRawPointer?, size: Int, offset: UInt64) -> Bool {
         do {
+            try checkSinglePart(name, offset: offset, size: size)
             switch name {
             case "database":
                 if database == nil { database = try FileSink(path: databasePath) }
@@ -145,6 +151,22 @@ final class MigrationUpload: @unchecked Sendable {
         }
     }
 
+    /// One answer per input: a part whose name came before is refused, rather than its
+    /// bytes being added to the first one's. libmicrohttpd says nothing when a part ends:
+    /// a new part shows as another name, or as the same name starting again at offset 0.
+    private func checkSinglePart(_ name: String, offset: UInt64, size: Int) throws(HTTPError) {
+        if let current = currentPart, current.name != name {
+            earlierParts.insert(current.name)
+            currentPart = nil
+        }
+        let startsAgain = offset == 0 && (currentPart?.bytes ?? 0) > 0
+        if earlierParts.contains(name) || startsAgain {
+            throw .badRequest(
+                "the multipart/form-data body has more than one \"\(name)\" part; send each of database, wal, plan and options at most once")
+        }
+        currentPart = (name, (currentPart?.bytes ?? 0) + UInt64(size))
+    }
+
     private func append(
         _ buffer: inout [UInt8]?, _ data: UnsafeRawPointer?, _ size: Int, limit: Int, what: String
     ) throws(HTTPError) {
@@ -166,23 +188,22 @@ private func multipartPartIterator(
 ) -> MHD_Result {
     guard let cls, let key else { return .NO }
     let upload = Unmanaged<MigrationUpload>.fromOpaque(cls).takeUnretainedValue()
-    return upload.part(String(cString: key), data: data.map { UnsafeRawPointer($0) }, size: size) ? .YES : .NO
+    return upload.part(String(cString: key), data: data.map { UnsafeRawPointer($0) }, size: size, offset: offset)
+        ? .YES : .NO
 }
 
 /// A file written as its bytes arrive, with `O_EXCL` and mode 0600.
+///
+/// Disk is taken only as bytes are written, never reserved from a declared
+/// `Content-Length`: a client may declare gigabytes and send six bytes, and a few such
+/// requests must not fill the job directory's disk for everyone.
 final class FileSink {
     private var descriptor: Int32
 
-    /// `expectedBytes` reserves the blocks up front (the size stays 0 until written), so
-    /// the file system allocates once instead of at every write-back.
-    init(path: String, expectedBytes: Int64? = nil) throws(HTTPError) {
+    init(path: String) throws(HTTPError) {
         descriptor = open(path, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0o600)
         guard descriptor >= 0 else {
             throw .internal("cannot create \((path as NSString).lastPathComponent): \(String(cString: strerror(errno)))")
-        }
-        if let expectedBytes, expectedBytes > 0 {
-            // A file system without fallocate simply skips this.
-            _ = preflight_reserve_space(descriptor, expectedBytes)
         }
     }
 

@@ -60,7 +60,7 @@ extension Service {
         do {
             return try MigrationUpload(
                 directory: directory, ticket: ticket, bodyKind: isMultipart ? .multipart : .raw,
-                keep: keep, maxBytes: configuration.maxUploadBytes, declaredBytes: request.contentLength, spec: spec)
+                keep: keep, maxBytes: configuration.maxUploadBytes, spec: spec)
         } catch {
             scheduler.withdraw(ticket)
             removeDirectory(directory.path)
