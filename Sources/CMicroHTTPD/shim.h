@@ -79,6 +79,11 @@ static inline uint16_t preflight_mhd_daemon_port(struct MHD_Daemon *daemon) {
   return info == NULL ? 0 : info->port;
 }
 
+/* Sets one connection's idle timeout (MHD_set_connection_option is variadic). */
+static inline void preflight_mhd_set_connection_timeout(struct MHD_Connection *connection, unsigned int seconds) {
+  (void)MHD_set_connection_option(connection, MHD_CONNECTION_OPTION_TIMEOUT, seconds);
+}
+
 /* The connection's socket, or -1. */
 static inline int preflight_mhd_connection_fd(struct MHD_Connection *connection) {
   const union MHD_ConnectionInfo *info =

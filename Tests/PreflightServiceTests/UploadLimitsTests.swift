@@ -2,6 +2,8 @@ import Foundation
 import Glibc
 import Testing
 
+@testable import PreflightService
+
 /// Uploads that cannot lock the service out, and one answer per input, against the real
 /// server on loopback.
 @Suite struct UploadLimitsTests {
@@ -48,6 +50,35 @@ import Testing
         sockets.removeAll()
         #expect(server.eventually { server.jobDirEntries.isEmpty })
     }
+
+    /// A body trickled below `min_upload_bytes_per_s` is cut off with 408 once the grace
+    /// time is over, and its job directory goes.
+    @Test func aTrickledUploadIsCutOffWith408() throws {
+        let server = try ServerProcess(environment: ["PREFLIGHT_MIN_UPLOAD_BYTES_PER_S": "1000"])
+        let socket = try LoopbackSocket(port: server.port)
+        try socket.send(
+            "POST /v1/migrations?plan=notes HTTP/1.1\r\nHost: test\r\nContent-Type: application/octet-stream\r\n"
+                + "Content-Length: 1000000\r\n\r\nSQLite")
+        #expect(server.eventually { server.jobDirEntries.count == 1 })
+        // Past the grace time, the next piece finds the average far below 1000 bytes/s.
+        Thread.sleep(forTimeInterval: Double(MigrationUpload.rateGraceSeconds) + 0.5)
+        try socket.send(" form")
+        let answer = socket.receiveAll()
+        #expect(answer.hasPrefix("HTTP/1.1 408"), "\(answer)")
+        #expect(answer.contains("upload_too_slow"))
+        #expect(server.eventually { server.jobDirEntries.isEmpty })
+    }
+
+    /// A connection that never finishes its headers is closed after the short header
+    /// timeout, long before the configured `connection_timeout_s` (60 s here).
+    @Test func unfinishedHeadersTimeOutSoon() throws {
+        let server = try ServerProcess(environment: ["PREFLIGHT_CONNECTION_TIMEOUT_S": "60"])
+        let socket = try LoopbackSocket(port: server.port)
+        try socket.send("GET /healthz HTTP/1.1\r\nHost: te")
+        let timeoutMs = Int32(Daemon.headerTimeoutSeconds * 3 * 1000)
+        #expect(socket.receiveAll(timeoutMs: timeoutMs).isEmpty)
+        #expect(socket.wasClosedByPeer)
+    }
 }
 
 private func fileSize(_ path: String) -> Int64? {
@@ -92,16 +123,23 @@ final class LoopbackSocket {
         guard sent == bytes.count else { throw HarnessError("send: \(String(cString: strerror(errno)))") }
     }
 
+    /// The last `receiveAll` ended because the server closed the connection (not a timeout).
+    private(set) var wasClosedByPeer = false
+
     /// What the server answered, until it closed the connection or `timeoutMs` passed
     /// without a byte.
     func receiveAll(timeoutMs: Int32 = 30_000) -> String {
         var received: [UInt8] = []
         var buffer = [UInt8](repeating: 0, count: 4096)
+        wasClosedByPeer = false
         while true {
             var descriptorPoll = pollfd(fd: descriptor, events: Int16(POLLIN), revents: 0)
             guard poll(&descriptorPoll, 1, timeoutMs) > 0 else { break }
             let count = recv(descriptor, &buffer, buffer.count, 0)
-            if count <= 0 { break }
+            if count <= 0 {
+                wasClosedByPeer = true
+                break
+            }
             received += buffer[..<count]
         }
         return String(decoding: received, as: UTF8.self)

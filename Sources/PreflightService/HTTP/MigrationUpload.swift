@@ -23,12 +23,17 @@ final class MigrationUpload: @unchecked Sendable {
     /// a person wrote, not data.
     static let maxPlanPartBytes = 4 << 20
     static let maxOptionsPartBytes = 64 << 10
+    /// How long an upload may start slowly (a TCP connection's slow start, a phone that
+    /// wakes up) before `min_upload_bytes_per_s` applies.
+    static let rateGraceSeconds = 10
 
     let directory: JobDirectory
     let ticket: JobScheduler.Ticket
     let bodyKind: BodyKind
     let keep: Bool
     let maxBytes: Int64
+    /// `min_upload_bytes_per_s`: the least average rate after the grace time; 0 for none.
+    let minBytesPerSecond: Int
     let admitted = ContinuousClock.now
     /// The plan and options as the headers left them.
     let spec: JobSpec
@@ -48,13 +53,14 @@ final class MigrationUpload: @unchecked Sendable {
 
     init(
         directory: JobDirectory, ticket: JobScheduler.Ticket, bodyKind: BodyKind, keep: Bool, maxBytes: Int64,
-        spec: JobSpec
+        minBytesPerSecond: Int, spec: JobSpec
     ) throws(HTTPError) {
         self.directory = directory
         self.ticket = ticket
         self.bodyKind = bodyKind
         self.keep = keep
         self.maxBytes = maxBytes
+        self.minBytesPerSecond = minBytesPerSecond
         self.spec = spec
         if bodyKind == .raw {
             database = try FileSink(path: databasePath)
@@ -82,6 +88,7 @@ final class MigrationUpload: @unchecked Sendable {
     func receive(_ bytes: UnsafeRawPointer, count: Int) throws(HTTPError) {
         received += Int64(count)
         if received > maxBytes { throw .payloadTooLarge(limit: maxBytes) }
+        try checkRate()
         switch bodyKind {
         case .raw:
             try database?.write(bytes, count: count)
@@ -90,6 +97,18 @@ final class MigrationUpload: @unchecked Sendable {
             let accepted = MHD_post_process(postProcessor, bytes.assumingMemoryBound(to: CChar.self), count)
             if let partError { throw partError }
             if accepted != .YES { throw .badRequest("the multipart/form-data body is malformed") }
+        }
+    }
+
+    /// A client that trickles its body holds a job place and a thread: past the grace
+    /// time, an average below the minimum ends the upload. (One that sends nothing at all
+    /// is closed by libmicrohttpd's `connection_timeout_s`.)
+    private func checkRate() throws(HTTPError) {
+        guard minBytesPerSecond > 0 else { return }
+        let seconds = Double((ContinuousClock.now - admitted) / .milliseconds(1)) / 1000
+        guard seconds > Double(Self.rateGraceSeconds) else { return }
+        if Double(received) < Double(minBytesPerSecond) * seconds {
+            throw .uploadTooSlow(minimumBytesPerSecond: minBytesPerSecond, graceSeconds: Self.rateGraceSeconds)
         }
     }
 

@@ -60,7 +60,8 @@ extension Service {
         do {
             return try MigrationUpload(
                 directory: directory, ticket: ticket, bodyKind: isMultipart ? .multipart : .raw,
-                keep: keep, maxBytes: configuration.maxUploadBytes, spec: spec)
+                keep: keep, maxBytes: configuration.maxUploadBytes,
+                minBytesPerSecond: configuration.minUploadBytesPerS, spec: spec)
         } catch {
             scheduler.withdraw(ticket)
             removeDirectory(directory.path)
