@@ -23,7 +23,6 @@
 #include <poll.h>
 #include <unistd.h>
 #include <time.h>
-#include <sys/syscall.h>
 #include <netinet/in.h>
 #include <arpa/inet.h>
 #include <microhttpd.h>
@@ -78,6 +77,11 @@ static inline struct MHD_Daemon *preflight_mhd_start(
 static inline uint16_t preflight_mhd_daemon_port(struct MHD_Daemon *daemon) {
   const union MHD_DaemonInfo *info = MHD_get_daemon_info(daemon, MHD_DAEMON_INFO_BIND_PORT);
   return info == NULL ? 0 : info->port;
+}
+
+/* Sets one connection's idle timeout (MHD_set_connection_option is variadic). */
+static inline void preflight_mhd_set_connection_timeout(struct MHD_Connection *connection, unsigned int seconds) {
+  (void)MHD_set_connection_option(connection, MHD_CONNECTION_OPTION_TIMEOUT, seconds);
 }
 
 /* The connection's socket, or -1. */
@@ -139,15 +143,6 @@ static inline void preflight_answer_mid_body(int fd, const char *response, size_
     ssize_t n = recv(fd, sink, sizeof sink, 0);
     if (n <= 0) return;
   }
-}
-
-/*
-** Reserves `bytes` of disk for a file about to be written, keeping its size
-** (fallocate with FALLOC_FL_KEEP_SIZE). Returns 0, or -1 where the file system
-** cannot (the caller goes on without).
-*/
-static inline int preflight_reserve_space(int fd, int64_t bytes) {
-  return (int)syscall(SYS_fallocate, fd, 1 /* FALLOC_FL_KEEP_SIZE */, (int64_t)0, bytes);
 }
 
 #endif

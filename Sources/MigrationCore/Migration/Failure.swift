@@ -9,10 +9,12 @@ public struct Failure: Sendable, Codable, Equatable {
     public var sqliteCode: Int32?
     public var neededBytes: Int64?
     public var freeBytes: Int64?
+    /// What ran out of time, for kind `time_limit`: `check`, `launch`, `verify` or `replay`.
+    public var phase: String?
 
     public init(
         kind: String, step: Int? = nil, message: String, statement: String? = nil, sqliteCode: Int32? = nil,
-        neededBytes: Int64? = nil, freeBytes: Int64? = nil
+        neededBytes: Int64? = nil, freeBytes: Int64? = nil, phase: String? = nil
     ) {
         self.kind = kind
         self.step = step
@@ -21,10 +23,11 @@ public struct Failure: Sendable, Codable, Equatable {
         self.sqliteCode = sqliteCode
         self.neededBytes = neededBytes
         self.freeBytes = freeBytes
+        self.phase = phase
     }
 
     enum CodingKeys: String, CodingKey {
-        case kind, step, message, statement
+        case kind, step, message, statement, phase
         case sqliteCode = "sqlite_code"
         case neededBytes = "needed_bytes"
         case freeBytes = "free_bytes"

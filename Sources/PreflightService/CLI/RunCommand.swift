@@ -112,7 +112,13 @@ public enum RunCommand {
         // Best effort: a temporary directory left behind loses no result, and the report
         // (already printed, or an error) is what the caller needs.
         defer { try? FileManager.default.removeItem(atPath: directory.path) }
-        let job = Job(directory: directory, plan: plan, options: options, device: device)
+        let maxJobSeconds: Int
+        do throws(ConfigurationError) {
+            maxJobSeconds = try ServiceConfiguration.maxJobSeconds()
+        } catch {
+            throw UsageError(error.description)
+        }
+        let job = Job(directory: directory, plan: plan, options: options, device: device, maxJobSeconds: maxJobSeconds)
         try FileManager.default.copyItem(atPath: rehearsal.database, toPath: directory.input.path)
         if let wal = rehearsal.wal {
             try FileManager.default.copyItem(atPath: wal, toPath: directory.input.wal)

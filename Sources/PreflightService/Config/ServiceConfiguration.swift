@@ -44,6 +44,11 @@ public struct ServiceConfiguration: Sendable, Equatable {
     public var shutdownGraceS: Int
     /// What the server writes on stderr; `debug` adds each job's progress.
     public var logLevel: LogLevel
+    /// Wall-clock limit of a whole job, every worker included; past it the job ends
+    /// `failed` with kind `time_limit`.
+    public var maxJobSeconds: Int
+    /// Uploads slower than this, after their first `UploadRate.graceSeconds`, are cut off with 408.
+    public var minUploadBytesPerS: Int
     /// Whether the plan and device directories may be missing (read as empty): true
     /// only when neither a file nor the environment named them, so that `preflight
     /// serve` starts anywhere.
@@ -57,6 +62,7 @@ public struct ServiceConfiguration: Sendable, Equatable {
         "job_dir": .directory, "keep_seconds": .integer(0...30 * 86_400), "tokens": .tokens,
         "plans_dir": .directory, "devices_dir": .directory, "shutdown_grace_s": .integer(0...86_400),
         "log_level": .logLevel,
+        "max_job_seconds": .integer(1...7 * 86_400), "min_upload_bytes_per_s": .integer(0...1 << 30),
     ]
 
     /// The embedded default document, as built into the binary.
@@ -103,7 +109,20 @@ public struct ServiceConfiguration: Sendable, Equatable {
         devicesDir = try settings.value("devices_dir")
         shutdownGraceS = try settings.value("shutdown_grace_s")
         logLevel = try settings.value("log_level")
+        maxJobSeconds = try settings.value("max_job_seconds")
+        minUploadBytesPerS = try settings.value("min_upload_bytes_per_s")
         allowsMissingCatalogs = false
+    }
+
+    /// `max_job_seconds` for a job outside the service (`preflight run`): the embedded
+    /// default, or `PREFLIGHT_MAX_JOB_SECONDS`.
+    public static func maxJobSeconds(
+        environment: [String: String] = ProcessInfo.processInfo.environment
+    ) throws(ConfigurationError) -> Int {
+        var settings = Settings()
+        try settings.read(document: defaultDocument, base: "/")
+        try settings.read(environment: environment.filter { $0.key == Settings.variable("max_job_seconds") }, base: "/")
+        return try settings.value("max_job_seconds")
     }
 
     /// `preflight-jobs` under the system's temporary directory: what `"job_dir": null` means.

@@ -24,6 +24,10 @@ final class Daemon: @unchecked Sendable {
     /// the upload throughput of the 32 KiB default (fewer calls and writes). Pages are
     /// touched only as used, so idle connections stay small.
     static let connectionMemoryLimit = 1024 * 1024
+    /// Idle time allowed before a request's headers are complete: a connection that opens
+    /// and says nothing holds a thread and a place under the connection limit, so it gets
+    /// less than `connection_timeout_s`, which applies once the headers are in.
+    static let headerTimeoutSeconds = 10
     /// How long a refused upload's remaining body is read and dropped after the answer.
     static let lingerMilliseconds: Int32 = 2000
 
@@ -43,7 +47,7 @@ final class Daemon: @unchecked Sendable {
         let context = Unmanaged.passUnretained(service).toOpaque()
         let started = preflight_mhd_start(
             UInt32(flags), configuration.bind, UInt16(configuration.port), accessHandler, context, requestCompleted, context,
-            UInt32(configuration.connectionTimeoutS), UInt32(configuration.perIPConnectionLimit), Daemon.connectionLimit,
+            UInt32(Daemon.headerTimeout(configuration)), UInt32(configuration.perIPConnectionLimit), Daemon.connectionLimit,
             Daemon.connectionMemoryLimit)
         guard let started else {
             let reason = errno == 0 ? "libmicrohttpd could not start" : String(cString: strerror(errno))
@@ -52,6 +56,12 @@ final class Daemon: @unchecked Sendable {
         }
         handle = started
         return preflight_mhd_daemon_port(started)
+    }
+
+    /// The timeout of the header phase: the shorter of `headerTimeoutSeconds` and the
+    /// configured one (0 there means never, but not for the headers).
+    static func headerTimeout(_ configuration: ServiceConfiguration) -> Int {
+        configuration.connectionTimeoutS == 0 ? headerTimeoutSeconds : min(headerTimeoutSeconds, configuration.connectionTimeoutS)
     }
 
     /// Stops accepting new connections; open ones go on.
@@ -85,6 +95,8 @@ private func accessHandler(
 
     // > After the headers: the service decides everything that does not need the body.
     guard let pointer = conCls.pointee else {
+        // The headers are in: from here the configured idle timeout applies.
+        preflight_mhd_set_connection_timeout(connection, UInt32(service.configuration.connectionTimeoutS))
         let request = readRequest(connection, url: url, method: method)
         let exchange = Exchange(request: request)
         conCls.pointee = Unmanaged.passRetained(exchange).toOpaque()

@@ -37,6 +37,11 @@ struct HTTPError: Error, Sendable, Equatable {
             status: 413, code: "payload_too_large",
             message: "the upload is larger than the server's limit of \(limit) bytes (max_upload_bytes)")
     }
+    static func uploadTooSlow(minimumBytesPerSecond: Int, graceSeconds: Int) -> HTTPError {
+        HTTPError(
+            status: 408, code: "upload_too_slow",
+            message: "the upload came slower than the server's minimum of \(minimumBytesPerSecond) bytes/s after its first \(graceSeconds) s (min_upload_bytes_per_s); send it again over a faster link")
+    }
     static func unsupportedMediaType(_ message: String) -> HTTPError {
         HTTPError(status: 415, code: "unsupported_media_type", message: message)
     }

@@ -23,12 +23,17 @@ final class MigrationUpload: @unchecked Sendable {
     /// a person wrote, not data.
     static let maxPlanPartBytes = 4 << 20
     static let maxOptionsPartBytes = 64 << 10
+    /// How long an upload may start slowly (a TCP connection's slow start, a phone that
+    /// wakes up) before `min_upload_bytes_per_s` applies.
+    static let rateGraceSeconds = 10
 
     let directory: JobDirectory
     let ticket: JobScheduler.Ticket
     let bodyKind: BodyKind
     let keep: Bool
     let maxBytes: Int64
+    /// `min_upload_bytes_per_s`: the least average rate after the grace time; 0 for none.
+    let minBytesPerSecond: Int
     let admitted = ContinuousClock.now
     /// The plan and options as the headers left them.
     let spec: JobSpec
@@ -41,19 +46,24 @@ final class MigrationUpload: @unchecked Sendable {
     /// The first problem found inside a multipart body.
     private(set) var partError: HTTPError?
     private var postProcessor: OpaquePointer?
+    /// The part the post processor is in and the bytes of it so far, and the parts before
+    /// it: how a second part of a name is told from the next piece of the first.
+    private var currentPart: (name: String, bytes: UInt64)?
+    private var earlierParts: Set<String> = []
 
     init(
         directory: JobDirectory, ticket: JobScheduler.Ticket, bodyKind: BodyKind, keep: Bool, maxBytes: Int64,
-        declaredBytes: Int64?, spec: JobSpec
+        minBytesPerSecond: Int, spec: JobSpec
     ) throws(HTTPError) {
         self.directory = directory
         self.ticket = ticket
         self.bodyKind = bodyKind
         self.keep = keep
         self.maxBytes = maxBytes
+        self.minBytesPerSecond = minBytesPerSecond
         self.spec = spec
         if bodyKind == .raw {
-            database = try FileSink(path: databasePath, expectedBytes: declaredBytes)
+            database = try FileSink(path: databasePath)
         }
     }
 
@@ -78,6 +88,7 @@ final class MigrationUpload: @unchecked Sendable {
     func receive(_ bytes: UnsafeRawPointer, count: Int) throws(HTTPError) {
         received += Int64(count)
         if received > maxBytes { throw .payloadTooLarge(limit: maxBytes) }
+        try checkRate()
         switch bodyKind {
         case .raw:
             try database?.write(bytes, count: count)
@@ -86,6 +97,18 @@ final class MigrationUpload: @unchecked Sendable {
             let accepted = MHD_post_process(postProcessor, bytes.assumingMemoryBound(to: CChar.self), count)
             if let partError { throw partError }
             if accepted != .YES { throw .badRequest("the multipart/form-data body is malformed") }
+        }
+    }
+
+    /// A client that trickles its body holds a job place and a thread: past the grace
+    /// time, an average below the minimum ends the upload. (One that sends nothing at all
+    /// is closed by libmicrohttpd's `connection_timeout_s`.)
+    private func checkRate() throws(HTTPError) {
+        guard minBytesPerSecond > 0 else { return }
+        let seconds = Double((ContinuousClock.now - admitted) / .milliseconds(1)) / 1000
+        guard seconds > Double(Self.rateGraceSeconds) else { return }
+        if Double(received) < Double(minBytesPerSecond) * seconds {
+            throw .uploadTooSlow(minimumBytesPerSecond: minBytesPerSecond, graceSeconds: Self.rateGraceSeconds)
         }
     }
 
@@ -117,9 +140,11 @@ final class MigrationUpload: @unchecked Sendable {
 
     // MARK: - Multipart parts
 
-    /// One piece of a part, in order (libmicrohttpd hands them over in ~16 KB pieces).
-    fileprivate func part(_ name: String, data: UnsafeRawPointer?, size: Int) -> Bool {
+    /// One piece of a part, in order (libmicrohttpd hands them over in ~16 KB pieces, at
+    /// increasing `offset`s within the part).
+    fileprivate func part(_ name: String, data: UnsafeRawPointer?, size: Int, offset: UInt64) -> Bool {
         do {
+            try checkSinglePart(name, offset: offset, size: size)
             switch name {
             case "database":
                 if database == nil { database = try FileSink(path: databasePath) }
@@ -145,6 +170,22 @@ final class MigrationUpload: @unchecked Sendable {
         }
     }
 
+    /// One answer per input: a part whose name came before is refused, rather than its
+    /// bytes being added to the first one's. libmicrohttpd says nothing when a part ends:
+    /// a new part shows as another name, or as the same name starting again at offset 0.
+    private func checkSinglePart(_ name: String, offset: UInt64, size: Int) throws(HTTPError) {
+        if let current = currentPart, current.name != name {
+            earlierParts.insert(current.name)
+            currentPart = nil
+        }
+        let startsAgain = offset == 0 && (currentPart?.bytes ?? 0) > 0
+        if earlierParts.contains(name) || startsAgain {
+            throw .badRequest(
+                "the multipart/form-data body has more than one \"\(name)\" part; send each of database, wal, plan and options at most once")
+        }
+        currentPart = (name, (currentPart?.bytes ?? 0) + UInt64(size))
+    }
+
     private func append(
         _ buffer: inout [UInt8]?, _ data: UnsafeRawPointer?, _ size: Int, limit: Int, what: String
     ) throws(HTTPError) {
@@ -166,23 +207,22 @@ private func multipartPartIterator(
 ) -> MHD_Result {
     guard let cls, let key else { return .NO }
     let upload = Unmanaged<MigrationUpload>.fromOpaque(cls).takeUnretainedValue()
-    return upload.part(String(cString: key), data: data.map { UnsafeRawPointer($0) }, size: size) ? .YES : .NO
+    return upload.part(String(cString: key), data: data.map { UnsafeRawPointer($0) }, size: size, offset: offset)
+        ? .YES : .NO
 }
 
 /// A file written as its bytes arrive, with `O_EXCL` and mode 0600.
+///
+/// Disk is taken only as bytes are written, never reserved from a declared
+/// `Content-Length`: a client may declare gigabytes and send six bytes, and a few such
+/// requests must not fill the job directory's disk for everyone.
 final class FileSink {
     private var descriptor: Int32
 
-    /// `expectedBytes` reserves the blocks up front (the size stays 0 until written), so
-    /// the file system allocates once instead of at every write-back.
-    init(path: String, expectedBytes: Int64? = nil) throws(HTTPError) {
+    init(path: String) throws(HTTPError) {
         descriptor = open(path, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0o600)
         guard descriptor >= 0 else {
             throw .internal("cannot create \((path as NSString).lastPathComponent): \(String(cString: strerror(errno)))")
-        }
-        if let expectedBytes, expectedBytes > 0 {
-            // A file system without fallocate simply skips this.
-            _ = preflight_reserve_space(descriptor, expectedBytes)
         }
     }
 

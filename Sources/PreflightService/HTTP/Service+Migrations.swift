@@ -60,7 +60,8 @@ extension Service {
         do {
             return try MigrationUpload(
                 directory: directory, ticket: ticket, bodyKind: isMultipart ? .multipart : .raw,
-                keep: keep, maxBytes: configuration.maxUploadBytes, declaredBytes: request.contentLength, spec: spec)
+                keep: keep, maxBytes: configuration.maxUploadBytes,
+                minBytesPerSecond: configuration.minUploadBytesPerS, spec: spec)
         } catch {
             scheduler.withdraw(ticket)
             removeDirectory(directory.path)
@@ -165,7 +166,7 @@ extension Service {
         }
         return Job(
             directory: upload.directory, plan: plan, options: options, device: device,
-            uploadMs: upload.uploadMs)
+            uploadMs: upload.uploadMs, maxJobSeconds: configuration.maxJobSeconds)
     }
 
     /// The effective options of a request, from every option it gave.

@@ -11,13 +11,19 @@ public struct Job: Sendable {
     public var device: DeviceProfile
     /// How long the upload took, for the report's `timings.upload_ms`.
     public var uploadMs: Int?
+    /// Wall-clock limit of the whole job, every worker included (`max_job_seconds`); nil for none.
+    public var maxJobSeconds: Int?
 
-    public init(directory: JobDirectory, plan: Plan, options: RunOptions, device: DeviceProfile, uploadMs: Int? = nil) {
+    public init(
+        directory: JobDirectory, plan: Plan, options: RunOptions, device: DeviceProfile, uploadMs: Int? = nil,
+        maxJobSeconds: Int? = nil
+    ) {
         self.directory = directory
         self.plan = plan
         self.options = options
         self.device = device
         self.uploadMs = uploadMs
+        self.maxJobSeconds = maxJobSeconds
     }
 
     public var id: String { directory.id }

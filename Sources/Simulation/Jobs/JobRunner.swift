@@ -21,7 +21,10 @@ public final class JobRunner: Sendable {
     /// without it, the worker's events are decoded only once, after each launch.
     public func run(_ job: Job, cancellation: JobCancellation, progress: ((String) -> Void)? = nil) -> JobResult {
         var run = JobRun(
-            job: job, launcher: WorkerLauncher(executable: workerExecutable, job: job, cancellation: cancellation),
+            job: job,
+            launcher: WorkerLauncher(
+                executable: workerExecutable, job: job, cancellation: cancellation,
+                jobDeadline: job.maxJobSeconds.map { ContinuousClock.now + .seconds($0) }),
             progress: progress)
         let outcome = run.execute()
         return JobResult(report: run.report(outcome), migratedDatabasePath: run.hasWorkCopy ? job.directory.work.path : nil)
@@ -100,6 +103,8 @@ private struct JobRun {
             let inspected: WorkerReport?
             do {
                 inspected = try runReportingWorker(.inspect)
+            } catch let timeLimit as OutOfJobTime {
+                return stop(.failed, timeLimitFailure(timeLimit.phase))
             } catch {
                 return stop(.failed, workerStartFailure(error))
             }
@@ -137,6 +142,8 @@ private struct JobRun {
         let verification: WorkerReport?
         do {
             verification = try runReportingWorker(.verify)
+        } catch let timeLimit as OutOfJobTime {
+            return stopAfterMigration(.failed, timeLimitFailure(timeLimit.phase), state: nil)
         } catch {
             return stop(.failed, workerStartFailure(error))
         }
@@ -169,6 +176,9 @@ private struct JobRun {
         var previous: LaunchRecord?
         for number in 1...max(1, job.options.launches) {
             if launcher.cancellation.isCancelled { return stopAfterMigration(.failed, cancelledFailure) }
+            if launcher.isPastJobDeadline {
+                return stopAfterMigration(.failed, timeLimitFailure(.launch, step: previous?.cutStep?.version), state: nil)
+            }
             let run: WorkerLauncher.Run
             var progressLine = ProgressLine(launch: number, plan: job.plan, inputTables: input.tables)
             do {
@@ -210,6 +220,11 @@ private struct JobRun {
                 // ending that leaves one.
                 return outcome == .invalidDatabase ? stop(outcome, failure) : stopAfterMigration(outcome, failure)
             }
+            // What the launch measured stays in the report; the file's state is not read
+            // again, as that would be one more worker past the deadline.
+            if run.killedByJobDeadline {
+                return stopAfterMigration(.failed, timeLimitFailure(.launch, step: record.cutStep?.version), state: nil)
+            }
             if let memoryKill = run.memory?.failure(step: record.cutStep, limitBytes: job.device.memoryLimitBytes) {
                 progress?("launch \(number): \(memoryKill.message)")
                 return stopAfterMigration(.failed, memoryKill)
@@ -230,6 +245,9 @@ private struct JobRun {
                 }
                 // No commit in the events: the file itself says whether one happened.
                 let state = readDatabaseState()
+                if state == nil, launcher.isPastJobDeadline {
+                    return stopAfterMigration(.failed, timeLimitFailure(.verify, step: record.cutStep?.version), state: nil)
+                }
                 if let point = state?.point, point != start {
                     if let last = launches.indices.last { launches[last].reachedVersion = point.version }
                     continue
@@ -248,6 +266,14 @@ private struct JobRun {
     }
 
     private var cancelledFailure: Failure { Failure(kind: "cancelled", message: "the job was cancelled") }
+
+    private func timeLimitFailure(_ phase: OutOfJobTime.Phase, step: Int? = nil) -> Failure {
+        let seconds = job.maxJobSeconds ?? 0
+        return Failure(
+            kind: Failure.Kind.timeLimit, step: step,
+            message: "the job ran past its max_job_seconds limit of \(seconds) s during the \(phase.activity), and its worker was killed; what was measured until then is kept. Give the job more time (max_job_seconds, PREFLIGHT_MAX_JOB_SECONDS) or rehearse on a smaller database",
+            phase: phase.rawValue)
+    }
 
     private func workerStartFailure(_ error: Error) -> Failure {
         Failure(kind: "internal", message: "cannot start a worker: \(error)")
@@ -398,9 +424,16 @@ private struct JobRun {
 
     /// Runs an `inspect` or `verify` worker and decodes the one line it prints; nil when
     /// the worker died or printed nothing usable (a line its death cut short included).
-    /// Throws only when the worker cannot be started: Preflight's failure, not the file's.
+    /// Throws when the worker cannot be started (Preflight's failure, not the file's), and
+    /// `OutOfJobTime` when the job's deadline killed it.
     private func runReportingWorker(_ task: Worker.Task, extraArguments: [String] = []) throws -> WorkerReport? {
         let run = try launcher.run(task, extraArguments: extraArguments)
+        if run.killedByJobDeadline {
+            // The verifier builds its fresh install in this file and removes it when done:
+            // while it is there, the replay of the plan was what ran out of time.
+            let replaying = FileManager.default.fileExists(atPath: job.directory.freshInstall)
+            throw OutOfJobTime(phase: task == .inspect ? .check : replaying ? .replay : .verify)
+        }
         guard let line = run.lines.last else { return nil }
         return try? JSONDecoder().decode(WorkerReport.self, from: Data(line))
     }

@@ -7,6 +7,11 @@ struct WorkerLauncher {
     let executable: String
     let job: Job
     let cancellation: JobCancellation
+    /// When the job's `max_job_seconds` run out: every worker is killed then, whatever it does.
+    let jobDeadline: ContinuousClock.Instant?
+
+    /// The job's time is up.
+    var isPastJobDeadline: Bool { jobDeadline.map { ContinuousClock.now >= $0 } ?? false }
 
     /// What one worker process did.
     struct Run {
@@ -14,6 +19,8 @@ struct WorkerLauncher {
         var termination: ChildProcess.Termination = .exited(0)
         /// The watchdog killed it at the deadline.
         var killedByWatchdog = false
+        /// It was killed because the job's own deadline came first (`max_job_seconds`).
+        var killedByJobDeadline = false
         var elapsedMs = 0
         /// Milliseconds from process start to each line, in order.
         var lineTimesMs: [Int] = []
@@ -24,7 +31,8 @@ struct WorkerLauncher {
     /// Runs `task`; with `watchdogMs` (the device's time, scaled by the options'
     /// `time_scale`), the process is SIGKILLed when that much wall-clock time has passed
     /// since it was started (process start is part of a phone's launch). A `migrate`
-    /// worker is watched by the device's low-memory killer.
+    /// worker is watched by the device's low-memory killer. Every worker is also killed at
+    /// the job's deadline, which takes precedence when both have passed.
     func run(
         _ task: Worker.Task, extraArguments: [String] = [], watchdogMs: Int? = nil, onLine: ([UInt8]) -> Void = { _ in }
     ) throws -> Run {
@@ -34,24 +42,30 @@ struct WorkerLauncher {
             environment: environment)
         cancellation.workerStarted(child.pid)
         let killer = task == .migrate ? LowMemoryKiller(watching: child.pid, limitBytes: job.device.memoryLimitBytes) : nil
-        let deadline = watchdogMs.map { child.startedAt + job.options.realDuration(ofDeviceMs: $0) }
+        let watchdog = watchdogMs.map { child.startedAt + job.options.realDuration(ofDeviceMs: $0) }
+        let deadline = [watchdog, jobDeadline].compactMap { $0 }.min()
         var run = Run()
+        var expired = false
         while true {
-            let (line, expired) = child.readLine(deadline: deadline, shouldStop: { cancellation.isCancelled })
+            let (line, lineExpired) = child.readLine(deadline: deadline, shouldStop: { cancellation.isCancelled })
             if let line {
                 run.lines.append(line)
                 onLine(line)
                 run.lineTimesMs.append(milliseconds(ContinuousClock.now - child.startedAt))
                 if let deadline, ContinuousClock.now >= deadline {
-                    run.killedByWatchdog = true
+                    expired = true
                     break
                 }
                 continue
             }
-            run.killedByWatchdog = expired
+            expired = lineExpired
             break
         }
-        if run.killedByWatchdog || cancellation.isCancelled { child.kill() }
+        if expired {
+            run.killedByJobDeadline = isPastJobDeadline
+            run.killedByWatchdog = !run.killedByJobDeadline
+        }
+        if expired || cancellation.isCancelled { child.kill() }
         run.memory = killer?.stop()
         cancellation.workerEnding()
         run.termination = child.wait()
@@ -75,3 +89,21 @@ struct WorkerLauncher {
     }
 }
 
+/// A worker killed at the job's deadline (`max_job_seconds`), and what it was doing.
+struct OutOfJobTime: Error {
+    /// `failure.phase` of a `time_limit` failure (CONTRACT §3).
+    enum Phase: String {
+        case check, launch, verify, replay
+
+        var activity: String {
+            switch self {
+            case .check: return "check of the uploaded file"
+            case .launch: return "launches"
+            case .verify: return "verification"
+            case .replay: return "fresh-install replay of the plan (schema comparison)"
+            }
+        }
+    }
+
+    let phase: Phase
+}

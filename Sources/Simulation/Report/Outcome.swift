@@ -47,4 +47,6 @@ extension Failure.Kind {
     public static let workerCrashed = "worker_crashed"
     /// The target was reached, but verification found problems (`verification_failed`).
     public static let verification = "verification"
+    /// The job ran past `max_job_seconds`; `failure.phase` says what was running.
+    public static let timeLimit = "time_limit"
 }

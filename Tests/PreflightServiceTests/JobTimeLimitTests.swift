@@ -1,0 +1,77 @@
+import Foundation
+import MigrationCore
+import PreflightService
+import Simulation
+import Testing
+import TestSupport
+
+/// `max_job_seconds`: every worker of a job runs against the job's own deadline, and a
+/// job past it ends `failed` with kind `time_limit`, naming the phase that ran out.
+@Suite struct JobTimeLimitTests {
+    /// A statement that never ends: counting an unbounded recursive CTE.
+    static let endless = "WITH RECURSIVE c(x) AS (SELECT 1 UNION ALL SELECT x+1 FROM c) SELECT count(*) FROM c"
+
+    /// The same count, endless only where `t` is empty: instant on the uploaded file, whose
+    /// `t` has rows, but endless in the verifier's fresh-install replay.
+    static let endlessWhenEmpty =
+        "WITH RECURSIVE c(x) AS (SELECT 1 UNION ALL SELECT x+1 FROM c WHERE NOT EXISTS (SELECT 1 FROM t)) SELECT count(*) FROM c"
+
+    private func run(secondStep sql: String, in directory: TemporaryDirectory) throws -> PreflightProcess.Result {
+        let planPath = directory.file("plan.json")
+        let plan: [String: Any] = [
+            "name": "slow",
+            "steps": [
+                ["version": 1, "name": "create", "sql": "CREATE TABLE t(x)"],
+                ["version": 2, "name": "count forever", "sql": sql],
+            ],
+        ]
+        try JSONSerialization.data(withJSONObject: plan).write(to: URL(fileURLWithPath: planPath))
+        let database = try FixtureDatabase.create(
+            at: directory.file("a.db"), sql: "CREATE TABLE t(x); INSERT INTO t VALUES (1); PRAGMA user_version = 1;")
+        // No watchdog: only the job's own deadline can stop the endless step.
+        return try PreflightProcess.run(
+            ["run", "--db", database, "--plan", planPath, "--watchdog-ms", "off", "--launches", "1"],
+            environment: ["PREFLIGHT_MAX_JOB_SECONDS": "2"])
+    }
+
+    @Test func anEndlessLaunchEndsAtTheJobDeadlineWithWhatItMeasured() throws {
+        let directory = TemporaryDirectory("time-limit")
+        let result = try run(secondStep: Self.endless, in: directory)
+        #expect(result.status == 1)
+        let report = try result.decodedReport
+        #expect(report.outcome == .failed, "\(result.stderr)")
+        let failure = try #require(report.failure)
+        #expect(failure.kind == "time_limit")
+        #expect(failure.phase == "launch")
+        #expect(failure.step == 2)
+        // What the launch measured is kept: the launch itself and the step it was in.
+        #expect(report.launches.count == 1)
+        #expect(report.launches.first?.ended == .killed)
+        #expect(report.steps.first { $0.version == 2 }?.status == .interrupted)
+        #expect(report.input.tables == ["t": 1])
+    }
+
+    @Test func anEndlessFreshInstallReplayEndsAsPhaseReplay() throws {
+        let directory = TemporaryDirectory("time-limit")
+        let result = try run(secondStep: Self.endlessWhenEmpty, in: directory)
+        let report = try result.decodedReport
+        #expect(report.outcome == .failed, "\(result.stderr)")
+        let failure = try #require(report.failure)
+        #expect(failure.kind == "time_limit")
+        #expect(failure.phase == "replay")
+        // The launch itself finished: the migration is measured, only the check ran out.
+        #expect(report.launches.first?.ended == .finished)
+        #expect(report.steps.first { $0.version == 2 }?.status == .applied)
+    }
+
+    @Test func theLimitIsAConfigurationKeyWithItsVariable() throws {
+        let configuration = try ServiceConfiguration.load(path: nil, environment: ["PREFLIGHT_MAX_JOB_SECONDS": "42"])
+        #expect(configuration.maxJobSeconds == 42)
+        #expect(try ServiceConfiguration.maxJobSeconds(environment: [:]) == 600)
+        #expect(try ServiceConfiguration.maxJobSeconds(environment: ["PREFLIGHT_MAX_JOB_SECONDS": "5"]) == 5)
+        let error = #expect(throws: ConfigurationError.self) {
+            try ServiceConfiguration.maxJobSeconds(environment: ["PREFLIGHT_MAX_JOB_SECONDS": "0"])
+        }
+        #expect(error?.description.contains("max_job_seconds") == true)
+    }
+}
