@@ -77,6 +77,15 @@ struct SQLStepEstimate {
          (try? shadow?.integer("PRAGMA schema_version")) ?? nil)
     }
 
+    /// The authorizer's codes of statements that change the schema (CREATE, DROP, ALTER).
+    private static let schemaChanges: Set<Int32> = [
+        SQLITE_CREATE_INDEX, SQLITE_CREATE_TABLE, SQLITE_CREATE_TEMP_INDEX, SQLITE_CREATE_TEMP_TABLE,
+        SQLITE_CREATE_TEMP_TRIGGER, SQLITE_CREATE_TEMP_VIEW, SQLITE_CREATE_TRIGGER, SQLITE_CREATE_VIEW,
+        SQLITE_DROP_INDEX, SQLITE_DROP_TABLE, SQLITE_DROP_TEMP_INDEX, SQLITE_DROP_TEMP_TABLE, SQLITE_DROP_TEMP_TRIGGER,
+        SQLITE_DROP_TEMP_VIEW, SQLITE_DROP_TRIGGER, SQLITE_DROP_VIEW, SQLITE_ALTER_TABLE, SQLITE_CREATE_VTABLE,
+        SQLITE_DROP_VTABLE,
+    ]
+
     private static func isInternal(_ name: String?) -> Bool { name?.lowercased().hasPrefix("sqlite_") ?? true }
 
     private mutating func add(_ sql: String, to load: inout TransactionPages) {
@@ -97,7 +106,11 @@ struct SQLStepEstimate {
         let altered = actions.first { $0.code == SQLITE_ALTER_TABLE }?.second
         let columnsBefore = altered.map(columns(of:)) ?? []
         let before = schema()
-        try? shadow.runPlanStatement(sql)
+        // Only what can change the schema runs on the shadow. The shadow's tables are
+        // empty, and a statement that reads them can behave there as it never does on the
+        // file: a recursive CTE that stops at the first row of `t` never stops on an empty
+        // `t`, and would hold the launch until the watchdog.
+        if actions.contains(where: { Self.schemaChanges.contains($0.code) }) { try? shadow.runPlanStatement(sql) }
         let after = schema()
         let removed = before.trees.subtracting(after.trees).sorted()
         let added = after.trees.subtracting(before.trees).sorted()
