@@ -2,11 +2,18 @@ import Simulation
 import MigrationCore
 
 extension HTTPResponse {
-    /// A job's report in the format `Accept` asks for, with its outcome and id in headers.
-    static func report(_ report: Report, accept: String?) -> HTTPResponse {
-        let format = ReportFormat.negotiate(accept: accept)
+    /// A job's report as `answer` (`ReportAnswer.choose`), with its outcome and id in headers.
+    static func report(_ report: Report, as answer: ReportAnswer) -> HTTPResponse {
+        let contentType: String
+        let body: [UInt8]
+        switch answer {
+        case .rendered(let format):
+            (contentType, body) = (format.contentType, ReportRendering.render(report, as: format))
+        case .page:
+            (contentType, body) = (ReportAnswer.pageContentType, Array(ReportPage.html(report).utf8))
+        }
         var response = HTTPResponse(
-            status: 200, contentType: format.contentType, body: .bytes(ReportRendering.render(report, as: format)),
+            status: 200, contentType: contentType, body: .bytes(body),
             headers: [
                 HTTPError.Header(name: "Preflight-Outcome", value: report.outcome.rawValue),
                 HTTPError.Header(name: "Preflight-Job-Id", value: report.jobID),
