@@ -82,7 +82,10 @@ struct PageBrowserTests {
     }
 
     @Test func uploadPageAndItsForm() throws {
-        let server = try ServerProcess()
+        var devices = Fixtures.devices
+        // As long as the catalog's own descriptions, which must not widen the page.
+        devices["described"] = #"{"name": "described", "description": "\#(String(repeating: "a long description ", count: 12))"}"#
+        let server = try ServerProcess(devices: devices)
         let dom = try Chromium.dumpDOM(server.base + "/")
         #expect(dom.contains("action=\"/v1/migrations?format=html\""))
         #expect(dom.contains("enctype=\"multipart/form-data\""))
@@ -91,6 +94,9 @@ struct PageBrowserTests {
         }
         for plan in Fixtures.plans.keys { #expect(dom.contains("<option value=\"\(plan)\""), "plan \(plan)") }
         #expect(dom.contains("<option value=\"phone\">phone: a test phone</option>"))
+        // The page fits a phone too, with the catalog's long device descriptions in its list.
+        let upload = try frameWidths(of: server.get("/").text, name: "upload")
+        #expect(upload.scroll <= upload.client, "the upload page is \(upload.scroll) px wide in \(upload.client) px")
 
         // What the browser posts: every field, the ones left blank empty, the unchosen
         // file inputs as empty parts with an empty file name.

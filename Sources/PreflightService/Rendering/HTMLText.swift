@@ -53,7 +53,7 @@ enum HTMLText {
         code,pre{font:12px/1.4 ui-monospace,monospace;white-space:pre-wrap;overflow-wrap:anywhere}
         form label{display:block;margin:.6em 0 .2em;font-weight:600}
         form input,form select{font:inherit;max-width:100%}
-        form fieldset{border:1px solid #ddd;border-radius:6px;margin:.8em 0}
+        form fieldset{border:1px solid #ddd;border-radius:6px;margin:.8em 0;min-width:0}
         button{font:inherit;padding:6px 16px}
         </style>
         </head>
