@@ -27,7 +27,9 @@ enum HTMLText {
 
     /// The page's shell: inline CSS only, nothing fetched, nothing scripted. Wide content
     /// (tables, long SQL) scrolls inside its own box, so the page itself never grows
-    /// wider than the window (390 px on a phone).
+    /// wider than the window (390 px on a phone). The charts scale with the page's width;
+    /// on a narrow screen their text is set larger in the chart's own units, so that it
+    /// stays readable once scaled down.
     static func document(title: String, body: String) -> String {
         """
         <!DOCTYPE html>
@@ -50,6 +52,7 @@ enum HTMLText {
         th,td{text-align:left;padding:4px 6px;border-bottom:1px solid #e3e3e3;vertical-align:top}
         td.num,th.num{text-align:right;white-space:nowrap}
         svg{width:100%;height:auto;display:block}
+        @media (max-width:600px){svg text{font-size:21px}}
         code,pre{font:12px/1.4 ui-monospace,monospace;white-space:pre-wrap;overflow-wrap:anywhere}
         form label{display:block;margin:.6em 0 .2em;font-weight:600}
         form input,form select{font:inherit;max-width:100%}

@@ -11,9 +11,9 @@ import Simulation
 enum SpaceChart {
     static let width = 800.0
     static let height = 220.0
-    static let left = 80.0
+    static let left = 100.0
     static let right = 20.0
-    static let top = 16.0
+    static let top = 24.0
     static let bottom = 30.0
     static let classes: [(name: String, color: String)] = [
         ("main", "#3b6fb6"), ("journal", "#b76e00"), ("wal", "#7b3fa0"), ("shm", "#2a9d8f"), ("temp", "#c62828"),
@@ -100,8 +100,8 @@ enum SpaceChart {
     /// The peak of each file class, one bar each, with its size.
     static func classBar(_ report: Report) -> String {
         guard let byClass = report.space.byClass, let largest = byClass.values.max(), largest > 0 else { return "" }
-        let rowHeight = 22.0
-        let barLeft = 80.0
+        let rowHeight = 27.0
+        let barLeft = 100.0
         let barWidth = width - barLeft - 140
         var parts: [String] = []
         parts.append(

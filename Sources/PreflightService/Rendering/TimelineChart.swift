@@ -10,9 +10,9 @@ import Simulation
 enum TimelineChart {
     static let width = 800.0
     static let rowHeight = 34.0
-    static let left = 90.0
+    static let left = 110.0
     static let right = 20.0
-    static let top = 24.0
+    static let top = 34.0
 
     static func svg(_ report: Report) -> String {
         let launches = report.launches
