@@ -47,6 +47,10 @@ struct OpenAPITests {
             ("get", "/healthz", server.get("/healthz")),
             ("get", "/metrics", server.get("/metrics")),
             ("get", "/openapi.json", server.get("/openapi.json")),
+            ("get", "/", server.get("/", auth)),
+            ("get", "/", server.get("/")),
+            ("get", "/v1/jobs/{id}", server.get("/v1/jobs/\(id)?format=html", auth)),
+            ("get", "/v1/jobs/{id}", server.get("/v1/jobs/\(id)?format=pdf", auth)),
         ]
         let paths = try #require(document["paths"] as? [String: Any])
         #expect(Set(paths.keys) == Set(routeLabels))
@@ -108,7 +112,7 @@ struct OpenAPITests {
 
     private let routeLabels = [
         "/v1/migrations", "/v1/jobs/{id}", "/v1/jobs/{id}/database", "/v1/plans", "/v1/plans/{name}", "/v1/devices",
-        "/healthz", "/metrics", "/openapi.json",
+        "/healthz", "/metrics", "/openapi.json", "/",
     ]
 }
 

@@ -20,7 +20,8 @@ import TestSupport
         #expect(Route(path: "/healthz") == .health)
         #expect(Route(path: "/metrics") == .metrics)
         #expect(Route(path: "/openapi.json") == .openAPI)
-        for path in ["/", "", "/v1", "/v1/", "/v1/jobs/", "/v1/jobs/a/b", "/v2/plans", "/healthz/x", "/v1/plans/"] {
+        #expect(Route(path: "/") == .uploadPage)
+        for path in ["", "//", "/v1", "/v1/", "/v1/jobs/", "/v1/jobs/a/b", "/v2/plans", "/healthz/x", "/v1/plans/"] {
             #expect(Route(path: path) == nil, "\(path)")
         }
     }
@@ -37,12 +38,31 @@ import TestSupport
     }
 
     @Test func reportFormatFollowsAccept() {
-        #expect(ReportFormat.negotiate(accept: nil) == .json)
-        #expect(ReportFormat.negotiate(accept: "*/*") == .json)
-        #expect(ReportFormat.negotiate(accept: "text/plain") == .text)
-        #expect(ReportFormat.negotiate(accept: "application/xml") == .junit)
-        #expect(ReportFormat.negotiate(accept: "text/html, application/xml;q=0.9") == .junit)
-        #expect(ReportFormat.negotiate(accept: "image/png") == .json)
+        #expect(ReportAnswer.negotiate(accept: nil) == .rendered(.json))
+        #expect(ReportAnswer.negotiate(accept: "*/*") == .rendered(.json))
+        #expect(ReportAnswer.negotiate(accept: "text/plain") == .rendered(.text))
+        #expect(ReportAnswer.negotiate(accept: "application/xml") == .rendered(.junit))
+        #expect(ReportAnswer.negotiate(accept: "text/html, application/xml;q=0.9") == .page)
+        #expect(ReportAnswer.negotiate(accept: "image/png") == .rendered(.json))
+    }
+
+    /// q-values rank the types (RFC 9110 §12.5.1); q=0 refuses one; on a tie the first wins.
+    @Test func reportAcceptQualities() {
+        #expect(ReportAnswer.negotiate(accept: "text/html;q=0.5, text/plain") == .rendered(.text))
+        #expect(ReportAnswer.negotiate(accept: "application/json;q=0.2, text/html;q=0.8") == .page)
+        #expect(ReportAnswer.negotiate(accept: "text/html;q=0, */*") == .rendered(.json))
+        #expect(ReportAnswer.negotiate(accept: "text/plain, text/html") == .rendered(.text))
+        // What a browser sends when it navigates.
+        let browser = "text/html,application/xhtml+xml,application/xml;q=0.9,image/avif,image/webp,*/*;q=0.8"
+        #expect(ReportAnswer.negotiate(accept: browser) == .page)
+    }
+
+    /// `format=` wins over `Accept`, for a form that cannot set headers.
+    @Test func reportFormatQuery() throws {
+        #expect(try ReportAnswer.choose(accept: "application/json", format: "html") == .page)
+        #expect(try ReportAnswer.choose(accept: "text/html", format: "junit") == .rendered(.junit))
+        #expect(try ReportAnswer.choose(accept: "text/html", format: nil) == .page)
+        #expect(throws: HTTPError.self) { try ReportAnswer.choose(accept: nil, format: "pdf") }
     }
 
     @Test func refusedMediaTypes() {

@@ -43,6 +43,10 @@ final class MigrationUpload: @unchecked Sendable {
     private(set) var wal: FileSink?
     private(set) var planPart: [UInt8]?
     private(set) var optionsPart: [UInt8]?
+    /// The upload page's fields (`GET /`): a plain form sends each option as a part of its
+    /// own (`watchdog_ms`, `device`, ...) and a plan file as `plan_file`.
+    private(set) var planFilePart: [UInt8]?
+    private(set) var optionFields: [String: [UInt8]] = [:]
     /// The first problem found inside a multipart body.
     private(set) var partError: HTTPError?
     private var postProcessor: OpaquePointer?
@@ -156,9 +160,14 @@ final class MigrationUpload: @unchecked Sendable {
                 try append(&planPart, data, size, limit: Self.maxPlanPartBytes, what: "plan")
             case "options":
                 try append(&optionsPart, data, size, limit: Self.maxOptionsPartBytes, what: "options")
+            case "plan_file":
+                try append(&planFilePart, data, size, limit: Self.maxPlanPartBytes, what: "plan_file")
+            case let option where OptionResolver.names.contains(option):
+                try append(&optionFields[option], data, size, limit: Self.maxOptionsPartBytes, what: option)
             default:
                 throw HTTPError.badRequest(
-                    "unknown multipart part \"\(name)\"; parts are database (required), wal, plan and options")
+                    "unknown multipart part \"\(name)\"; parts are database (required), wal, plan and options "
+                        + "(or, as the upload page sends them, plan_file and one part per option)")
             }
             return true
         } catch let error as HTTPError {

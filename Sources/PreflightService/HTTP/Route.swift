@@ -9,11 +9,16 @@ enum Route: Equatable, Sendable {
     case health
     case metrics
     case openAPI
+    case uploadPage
 
     /// Matches a path (without the query); nil when nothing lives there.
     init?(path: String) {
         let parts = path.split(separator: "/", omittingEmptySubsequences: false).dropFirst().map(String.init)
         guard path.hasPrefix("/") else { return nil }
+        if path == "/" {
+            self = .uploadPage
+            return
+        }
         switch parts.count {
         case 1:
             switch parts[0] {
@@ -54,6 +59,7 @@ enum Route: Equatable, Sendable {
         case .health: return "/healthz"
         case .metrics: return "/metrics"
         case .openAPI: return "/openapi.json"
+        case .uploadPage: return "/"
         }
     }
 

@@ -77,10 +77,20 @@ extension Service {
         return .json(Array((JSONValue.object(["devices": .array(items)]).canonicalText + "\n").utf8))
     }
 
-    /// A `keep=1` job's report, in the format `Accept` asks for.
-    func keptReport(_ id: String, accept: String?) -> HTTPResponse {
+    /// A `keep=1` job's report, in the format `Accept` (or `format=`) asks for.
+    func keptReport(_ id: String, accept: String?, format: String?) -> HTTPResponse {
         guard JobID.isWellFormed(id), let entry = kept.entry(id) else { return .error(unknownJob(id)) }
-        return .report(entry.report, accept: accept)
+        do {
+            return .report(entry.report, as: try ReportAnswer.choose(accept: accept, format: format))
+        } catch {
+            return .error(error)
+        }
+    }
+
+    /// `GET /`: the upload page, listing the registered plans and the device catalog.
+    func uploadPage() -> HTTPResponse {
+        let page = UploadPage.html(plans: plans.names, devices: devices.sorted.map { ($0.name, $0.description) })
+        return HTTPResponse(status: 200, contentType: ReportAnswer.pageContentType, body: .bytes(Array(page.utf8)))
     }
 
     /// A `keep=1` job's migrated database, streamed from its file.

@@ -34,6 +34,9 @@ extension Service {
         var options = request.query
         options["plan"] = nil
         options["keep"] = nil
+        options["format"] = nil
+        // A wrong format= is said before the upload, not after the run.
+        _ = try ReportAnswer.choose(accept: nil, format: request.query["format"])
         var registered: (name: String, plan: Plan)?
         if let name = request.query["plan"] {
             guard let plan = plans.plan(named: name) else { throw .unknownPlan(name, known: plans.names) }
@@ -97,8 +100,10 @@ extension Service {
     /// `clientGone` every 100 ms.
     func finish(_ upload: MigrationUpload, request: Request, clientGone: () -> Bool) -> Answer {
         let job: Job
+        let answer: ReportAnswer
         do {
             try upload.finishBody()
+            answer = try ReportAnswer.choose(accept: request.header("accept"), format: request.query["format"])
             job = try makeJob(upload)
         } catch {
             discard(upload)
@@ -120,7 +125,7 @@ extension Service {
             case .shuttingDown: return .response(.error(.shuttingDown))
             }
         }
-        var response = HTTPResponse.report(result.report, accept: request.header("accept"), plan: job.plan)
+        var response = HTTPResponse.report(result.report, as: answer, plan: job.plan)
         if upload.keep {
             kept.keep(
                 KeptJobs.Entry(
@@ -143,11 +148,9 @@ extension Service {
         switch upload.spec {
         case .resolved(let resolvedPlan, let resolvedOptions, let resolvedDevice):
             (plan, options, device) = (resolvedPlan, resolvedOptions, resolvedDevice)
-        case .fromParts(let registered, let queryOptions):
-            if let document = upload.planPart {
-                if let registered {
-                    throw .badRequest("give either plan=\(registered.name) in the query or a plan part, not both")
-                }
+        case .fromParts(let queryRegistered, let queryOptions):
+            let (document, registered) = try planChoice(upload, queryRegistered: queryRegistered)
+            if let document {
                 do {
                     plan = try PlanDecoder.decode(document)
                 } catch {
@@ -162,12 +165,50 @@ extension Service {
             if let document = upload.optionsPart {
                 for (name, value) in try Service.optionValues(document) { values[name] = value }
             }
+            // The upload page's fields; one left empty keeps its default.
+            for (name, bytes) in upload.optionFields {
+                let value = String(decoding: bytes, as: UTF8.self).trimmingCharacters(in: .whitespacesAndNewlines)
+                if !value.isEmpty { values[name] = value }
+            }
             (options, device) = try resolve(values, plan: plan)
         }
         return Job(
             directory: upload.directory, plan: plan, options: options, device: device,
             uploadMs: upload.uploadMs, maxJobSeconds: configuration.maxJobSeconds)
     }
+
+    /// The plan of a multipart upload: a document (the `plan` part, or the upload page's
+    /// `plan_file`) or a registered plan (`plan=NAME` in the query, or a `plan` part that
+    /// holds a name rather than a JSON document, as the upload page's list sends it). Empty
+    /// parts are a form's fields left blank; giving two plans is an error.
+    private func planChoice(_ upload: MigrationUpload, queryRegistered: (name: String, plan: Plan)?)
+        throws(HTTPError) -> (document: [UInt8]?, registered: (name: String, plan: Plan)?)
+    {
+        var document: [UInt8]?
+        var registered = queryRegistered
+        var given: [String] = queryRegistered.map { ["plan=\($0.name) in the query"] } ?? []
+        if let part = upload.planPart, let first = part.first(where: { !Self.isJSONSpace($0) }) {
+            if first == UInt8(ascii: "{") {
+                document = part
+                given.append("a plan part")
+            } else {
+                let name = String(decoding: part, as: UTF8.self).trimmingCharacters(in: .whitespacesAndNewlines)
+                guard let plan = plans.plan(named: name) else { throw .unknownPlan(name, known: plans.names) }
+                registered = (name, plan)
+                given.append("plan \(name)")
+            }
+        }
+        if let file = upload.planFilePart, !file.isEmpty {
+            document = file
+            given.append("a plan_file")
+        }
+        if given.count > 1 {
+            throw .badRequest("give one plan, not \(given.joined(separator: " and "))")
+        }
+        return (document, registered)
+    }
+
+    private static func isJSONSpace(_ byte: UInt8) -> Bool { byte == 0x20 || byte == 0x0A || byte == 0x0D || byte == 0x09 }
 
     /// The effective options of a request, from every option it gave.
     private func resolve(_ values: [String: String], plan: Plan) throws(HTTPError) -> (RunOptions, DeviceProfile) {

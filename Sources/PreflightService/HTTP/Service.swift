@@ -128,7 +128,8 @@ final class Service: Sendable {
         case .plans: return .respond(planList())
         case .plan(let name): return .respond(planDocument(name))
         case .devices: return .respond(deviceList())
-        case .job(let id): return .respond(keptReport(id, accept: request.header("accept")))
+        case .job(let id): return .respond(keptReport(id, accept: request.header("accept"), format: request.query["format"]))
+        case .uploadPage: return .respond(uploadPage())
         case .jobDatabase(let id): return .respond(keptDatabase(id))
         }
     }

@@ -3,26 +3,60 @@
 enum ReportFormat: String, Sendable {
     case json, text, junit
 
-    /// JSON unless the client asks for `text/plain` or `application/xml`.
-    static func negotiate(accept: String?) -> ReportFormat {
-        guard let accept else { return .json }
-        for item in accept.split(separator: ",") {
-            let type = item.split(separator: ";").first.map { $0.trimmingCharacters(in: .whitespaces).lowercased() } ?? ""
-            switch type {
-            case "application/json", "*/*", "application/*": return .json
-            case "text/plain": return .text
-            case "application/xml", "text/xml", "application/junit+xml": return .junit
-            default: continue
-            }
-        }
-        return .json
-    }
-
     var contentType: String {
         switch self {
         case .json: return "application/json"
         case .text: return "text/plain; charset=utf-8"
         case .junit: return "application/xml; charset=utf-8"
+        }
+    }
+}
+
+/// What the service answers a report as: one of the formats, or the page (CONTRACT §10),
+/// which only a browser asks for and only the service serves.
+enum ReportAnswer: Equatable, Sendable {
+    case rendered(ReportFormat)
+    case page
+
+    static let pageContentType = "text/html; charset=utf-8"
+
+    /// `format=` in the query, when given, wins over `Accept`: an HTML form cannot set
+    /// headers, so the upload page posts to `/v1/migrations?format=html`. Its values are
+    /// `json`, `text`, `junit` (as `preflight run --format`) and `html`.
+    static func choose(accept: String?, format: String?) throws(HTTPError) -> ReportAnswer {
+        guard let format else { return negotiate(accept: accept) }
+        if format == "html" { return .page }
+        guard let rendered = ReportFormat(rawValue: format) else {
+            throw .badRequest("format must be json, text, junit or html, got \"\(format)\"")
+        }
+        return .rendered(rendered)
+    }
+
+    /// `Accept` negotiated with q-values (RFC 9110 §12.5.1): the type with the highest q
+    /// that a report can be; on a tie the first listed; `q=0` means "not this". JSON when
+    /// `Accept` is absent or names nothing a report can be.
+    static func negotiate(accept: String?) -> ReportAnswer {
+        guard let accept else { return .rendered(.json) }
+        var best: (answer: ReportAnswer, quality: Double)?
+        for item in accept.split(separator: ",") {
+            let fields = item.split(separator: ";").map { $0.trimmingCharacters(in: .whitespaces).lowercased() }
+            guard let type = fields.first, let answer = answer(for: type) else { continue }
+            var quality = 1.0
+            for parameter in fields.dropFirst() where parameter.hasPrefix("q=") {
+                quality = Double(parameter.dropFirst(2)) ?? 0
+            }
+            if quality > 0, quality > (best?.quality ?? 0) { best = (answer, quality) }
+        }
+        return best?.answer ?? .rendered(.json)
+    }
+
+    private static func answer(for mediaType: String) -> ReportAnswer? {
+        switch mediaType {
+        case "application/json", "*/*", "application/*": return .rendered(.json)
+        case "text/plain": return .rendered(.text)
+        case "application/xml", "text/xml", "application/junit+xml": return .rendered(.junit)
+        case "text/html", "application/xhtml+xml": return .page
+        default: return nil
         }
     }
 }

@@ -1,0 +1,135 @@
+import Foundation
+import MigrationCore
+import Simulation
+
+/// The report as one self-contained HTML page (CONTRACT §10): the outcome and the one
+/// thing to do about it first, the launches' timeline, the space over time, the steps.
+/// Inline CSS and SVG only, no scripts, nothing fetched.
+enum ReportPage {
+    static func html(_ report: Report) -> String {
+        let e = HTMLText.escape
+        var body: [String] = []
+        body.append("<h1>Preflight: \(e(report.plan.name)) to v\(report.plan.targetVersion)</h1>")
+        body.append(
+            "<div class=\"outcome \(tone(report.outcome))\" id=\"outcome\"><strong>\(report.outcome.rawValue)</strong>: "
+                + "\(e(report.outcome.meaning))<p class=\"todo\" id=\"todo\">\(e(firstThingToDo(report)))</p></div>")
+        if let failure = report.failure {
+            var detail = "<p><strong>\(e(failure.kind))</strong>"
+            if let step = failure.step { detail += " in step v\(step)" }
+            detail += ": \(e(failure.message))</p>"
+            if let statement = failure.statement { detail += "<pre>\(e(statement))</pre>" }
+            body.append(detail)
+        }
+        let inputVersion = report.input.userVersion.map { "v\($0)" } ?? "unknown version"
+        body.append(
+            "<p class=\"meta\">job \(e(report.jobID)) · device \(e(report.options.device)) · runner "
+                + "\(report.plan.runner.rawValue) · input \(ByteCount.text(report.input.bytes)), \(inputVersion) · "
+                + "\(report.launches.count) launch\(report.launches.count == 1 ? "" : "es") · "
+                + "\(ReportRendering.duration(ms: report.timings.totalMs))</p>")
+        body.append("<h2>Launches</h2>")
+        body.append(TimelineChart.svg(report))
+        body.append("<h2>Space</h2>")
+        body.append(spaceSummary(report))
+        body.append(SpaceChart.svg(report))
+        body.append("<h2>Steps</h2>")
+        body.append(stepsTable(report))
+        if !report.warnings.isEmpty {
+            body.append("<h2>Warnings</h2><ul>")
+            for warning in report.warnings {
+                let step = warning.step.map { " (step v\($0))" } ?? ""
+                body.append("<li><code>\(e(warning.code))</code>\(step): \(e(warning.message))</li>")
+            }
+            body.append("</ul>")
+        }
+        return HTMLText.document(title: "Preflight \(report.outcome.rawValue): \(report.plan.name)", body: body.joined(separator: "\n"))
+    }
+
+    static func tone(_ outcome: Outcome) -> String {
+        switch outcome {
+        case .completed: return "good"
+        case .completedAfterKills: return "warn"
+        default: return "bad"
+        }
+    }
+
+    /// The one thing to do first, in the words of the outcome's cause.
+    static func firstThingToDo(_ report: Report) -> String {
+        // The watchdog's outcomes point at the step it cut last; the others at the failing step.
+        let killed = [Outcome.completedAfterKills, .watchdogKilled, .crashLoop].contains(report.outcome)
+        let cut = killed ? report.steps.last { $0.status == .interrupted }?.version : report.failure?.step
+        let stepName = cut.map { "step v\($0)" } ?? "the step the watchdog cut"
+        let watchdog = report.options.watchdogMs.map { " within the \(ReportRendering.duration(ms: $0)) watchdog" } ?? ""
+        let failure = report.failure
+        switch report.outcome {
+        case .completed:
+            return "Nothing to do: it migrates in one launch."
+        case .completedAfterKills:
+            let kills = report.launches.filter { $0.ended == .killed }.count
+            return "Split \(stepName) or make it chunked: users see \(kills) crash\(kills == 1 ? "" : "es") before it completes."
+        case .watchdogKilled:
+            return "Split \(stepName) or make it chunked so that each launch finishes\(watchdog)."
+        case .crashLoop:
+            return "Split \(stepName) or make it chunked: as it is, no launch gets past it\(watchdog)."
+        case .refused:
+            switch failure?.kind {
+            case "insufficient_space":
+                let needed = failure?.neededBytes.map { ByteCount.text($0) } ?? "more space"
+                let free = failure?.freeBytes.map { " (the device has \(ByteCount.text($0)))" } ?? ""
+                return "Needs \(needed) free\(free): free space first, or make the step need less."
+            case "future_version":
+                return "The file is newer than the plan: this build cannot open it (downgrade); ship a plan that knows its version."
+            case "foreign_application_id":
+                return "The file belongs to another app (application_id): check which file was uploaded."
+            default:
+                return failure?.message ?? "See the failure below."
+            }
+        case .diskFull:
+            // The step did not finish, so what it needs is only known to be more than it had.
+            if let needed = failure?.neededBytes {
+                return "Needs \(ByteCount.text(needed)) free: free space first, or make \(stepName) need less."
+            }
+            let had = report.space.freeBytes.map { "more than \(ByteCount.text($0))" } ?? "more space"
+            return "Needs \(had) free: \(stepName) filled the disk. Free space first, or make \(stepName) need less."
+        case .failed:
+            return "Fix \(cut.map { "step v\($0)" } ?? "the failing step"): \(failure?.message ?? "see the failure below")."
+        case .verificationFailed:
+            return "Fix what verification found: \(failure?.message ?? "see the failure below")."
+        case .invalidDatabase:
+            return "Upload an SQLite database file (with its -wal if it has one)."
+        }
+    }
+
+    static func spaceSummary(_ report: Report) -> String {
+        let space = report.space
+        var items: [String] = []
+        if let initial = space.initialBytes { items.append("initial \(ByteCount.text(initial))") }
+        if let peak = space.peakBytes { items.append("peak \(ByteCount.text(peak))") }
+        if let final = space.finalBytes { items.append("final \(ByteCount.text(final))") }
+        if let needed = space.minFreeBytes { items.append("needs \(ByteCount.text(needed)) free") }
+        items.append("free given: \(space.freeBytes.map { ByteCount.text($0) } ?? "unlimited")")
+        return "<p class=\"meta\">\(items.joined(separator: " · "))</p>"
+    }
+
+    static func stepsTable(_ report: Report) -> String {
+        guard !report.steps.isEmpty else { return "<p class=\"meta\">No step ran.</p>" }
+        let e = HTMLText.escape
+        var rows: [String] = []
+        rows.append(
+            "<div class=\"scroll\"><table id=\"steps\"><thead><tr><th>version</th><th>name</th><th>kind</th><th>status</th>"
+                + "<th class=\"num\">launch</th><th class=\"num\">time</th><th class=\"num\">peak</th>"
+                + "<th class=\"num\">estimate</th><th class=\"num\">rows</th></tr></thead><tbody>")
+        for step in report.steps {
+            let kind = step.kind.rawValue + (step.costClass.map { " (\($0.rawValue))" } ?? "")
+            rows.append(
+                "<tr data-status=\"\(step.status.rawValue)\"><td>v\(step.version)</td><td>\(e(step.name))</td>"
+                    + "<td>\(e(kind))</td><td>\(step.status.rawValue)</td>"
+                    + "<td class=\"num\">\(step.launch.map(String.init) ?? "-")</td>"
+                    + "<td class=\"num\">\(step.elapsedMs.map { ReportRendering.duration(ms: $0) } ?? "-")</td>"
+                    + "<td class=\"num\">\(step.peakBytes.map { ByteCount.text($0) } ?? "-")</td>"
+                    + "<td class=\"num\">\(step.estimatedBytes.map { ByteCount.text($0) } ?? "-")</td>"
+                    + "<td class=\"num\">\(step.rows.map(String.init) ?? "-")</td></tr>")
+        }
+        rows.append("</tbody></table></div>")
+        return rows.joined(separator: "\n")
+    }
+}

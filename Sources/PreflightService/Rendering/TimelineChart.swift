@@ -1,0 +1,98 @@
+import Foundation
+import Simulation
+
+/// The launches of a run as an inline SVG: one bar per launch, from its start to its end,
+/// the time until the database was open first, then its steps as segments in the order
+/// they ran; the watchdog's deadline as a vertical line; a killed launch's end marked.
+///
+/// Steps carry their duration but not their start, so the segments are laid end to end
+/// after `start_ms`; a step the kill cut (no duration) runs to the end of the bar.
+enum TimelineChart {
+    static let width = 800.0
+    static let rowHeight = 34.0
+    static let left = 110.0
+    static let right = 20.0
+    static let top = 34.0
+
+    static func svg(_ report: Report) -> String {
+        let launches = report.launches
+        guard !launches.isEmpty else { return "<p class=\"meta\">No launch ran.</p>" }
+        // The watchdog kills at watchdog_ms of the device's time, which is watchdog_ms / time_scale here.
+        let deadline = report.options.watchdogMs.map { Double($0) / max(report.options.timeScale, 0.000_001) }
+        let longest = Double(launches.map(\.elapsedMs).max() ?? 0)
+        let span = max(1, max(longest, deadline ?? 0) * 1.08)
+        let plotWidth = width - left - right
+        func x(_ ms: Double) -> Double { left + min(ms, span) / span * plotWidth }
+        let height = top + Double(launches.count) * rowHeight + 28
+        var parts: [String] = []
+        parts.append(
+            "<svg id=\"timeline\" viewBox=\"0 0 \(Int(width)) \(Int(height))\" role=\"img\" "
+                + "aria-label=\"launch timeline\" xmlns=\"http://www.w3.org/2000/svg\" font-size=\"15\">")
+        for (row, launch) in launches.enumerated() {
+            let y = top + Double(row) * rowHeight
+            let end = Double(launch.elapsedMs)
+            parts.append(
+                "<text x=\"4\" y=\"\(HTMLText.coordinate(y + 17))\">launch \(launch.launch)</text>")
+            parts.append(
+                "<rect class=\"launch-bar\" data-launch=\"\(launch.launch)\" data-ended=\"\(launch.ended.rawValue)\" "
+                    + "x=\"\(HTMLText.coordinate(left))\" y=\"\(HTMLText.coordinate(y + 4))\" "
+                    + "width=\"\(HTMLText.coordinate(max(1, x(end) - left)))\" height=\"20\" fill=\"#dfe3e8\">"
+                    + "<title>launch \(launch.launch): \(launch.ended.rawValue) after \(launch.elapsedMs) ms</title></rect>")
+            var cursor = Double(launch.startMs ?? 0)
+            for (index, step) in report.steps.enumerated() where step.launch == launch.launch {
+                let length = step.elapsedMs.map(Double.init) ?? max(0, end - cursor)
+                let segmentEnd = min(end, cursor + length)
+                let color = segmentColor(step.status, index: index)
+                parts.append(
+                    "<rect class=\"step-segment\" data-version=\"\(step.version)\" "
+                        + "x=\"\(HTMLText.coordinate(x(cursor)))\" y=\"\(HTMLText.coordinate(y + 4))\" "
+                        + "width=\"\(HTMLText.coordinate(max(1, x(segmentEnd) - x(cursor))))\" height=\"20\" fill=\"\(color)\" "
+                        + "stroke=\"#fff\" stroke-width=\"1\"><title>v\(step.version) \(HTMLText.escape(step.name)): "
+                        + "\(step.status.rawValue)\(step.elapsedMs.map { ", \($0) ms" } ?? "")</title></rect>")
+                cursor = segmentEnd
+            }
+            if launch.ended == .killed {
+                let kx = x(end)
+                parts.append(
+                    "<g class=\"kill-marker\" data-launch=\"\(launch.launch)\" stroke=\"#c62828\" stroke-width=\"3\">"
+                        + "<line x1=\"\(HTMLText.coordinate(kx - 7))\" y1=\"\(HTMLText.coordinate(y + 7))\" "
+                        + "x2=\"\(HTMLText.coordinate(kx + 7))\" y2=\"\(HTMLText.coordinate(y + 21))\"/>"
+                        + "<line x1=\"\(HTMLText.coordinate(kx + 7))\" y1=\"\(HTMLText.coordinate(y + 7))\" "
+                        + "x2=\"\(HTMLText.coordinate(kx - 7))\" y2=\"\(HTMLText.coordinate(y + 21))\"/>"
+                        + "<title>killed at \(launch.elapsedMs) ms</title></g>")
+            } else if launch.ended == .failed {
+                parts.append(
+                    "<circle class=\"fail-marker\" cx=\"\(HTMLText.coordinate(x(end)))\" cy=\"\(HTMLText.coordinate(y + 14))\" "
+                        + "r=\"6\" fill=\"#c62828\"><title>failed at \(launch.elapsedMs) ms</title></circle>")
+            }
+        }
+        let axisY = top + Double(launches.count) * rowHeight
+        parts.append(
+            "<line x1=\"\(HTMLText.coordinate(left))\" y1=\"\(HTMLText.coordinate(axisY))\" "
+                + "x2=\"\(HTMLText.coordinate(width - right))\" y2=\"\(HTMLText.coordinate(axisY))\" stroke=\"#999\"/>")
+        parts.append("<text x=\"\(HTMLText.coordinate(left))\" y=\"\(HTMLText.coordinate(axisY + 18))\">0</text>")
+        parts.append(
+            "<text x=\"\(HTMLText.coordinate(width - right))\" y=\"\(HTMLText.coordinate(axisY + 18))\" "
+                + "text-anchor=\"end\">\(ReportRendering.duration(ms: Int(span)))</text>")
+        if let deadline {
+            let dx = x(deadline)
+            parts.append(
+                "<g class=\"watchdog-line\"><line x1=\"\(HTMLText.coordinate(dx))\" y1=\"\(HTMLText.coordinate(top - 8))\" "
+                    + "x2=\"\(HTMLText.coordinate(dx))\" y2=\"\(HTMLText.coordinate(axisY))\" stroke=\"#c62828\" "
+                    + "stroke-width=\"2\" stroke-dasharray=\"6 4\"/><text x=\"\(HTMLText.coordinate(dx - 4))\" "
+                    + "y=\"\(HTMLText.coordinate(top - 10))\" text-anchor=\"end\" fill=\"#c62828\">watchdog "
+                    + "\(ReportRendering.duration(ms: Int(deadline)))</text></g>")
+        }
+        parts.append("</svg>")
+        return parts.joined(separator: "\n")
+    }
+
+    /// Applied steps alternate two blues so neighbours stay apart; a cut or failed step is red.
+    static func segmentColor(_ status: StepReport.Status, index: Int) -> String {
+        switch status {
+        case .applied: return index.isMultiple(of: 2) ? "#3b6fb6" : "#6d9bd8"
+        case .interrupted, .failed: return "#e06666"
+        case .refused, .skipped: return "#b0b0b0"
+        }
+    }
+}

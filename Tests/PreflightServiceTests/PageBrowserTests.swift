@@ -1,0 +1,164 @@
+import Foundation
+import Simulation
+import Testing
+import TestSupport
+
+/// The pages of CONTRACT §10 in a real browser: the real server, a real job, Debian's
+/// chromium loading what the server answers.
+@Suite(.serialized, .enabled(if: Chromium.isAvailable, "\(Chromium.unavailable ?? "")"))
+struct PageBrowserTests {
+    private let fixturesDirectory = TemporaryDirectory("pages")
+    var fixtures: String { fixturesDirectory.path }
+
+    /// Screenshots stay in .build/page-screenshots for a person to look at.
+    static let screenshots = Chromium.repositoryRoot + "/.build/page-screenshots"
+
+    /// One step per launch (with `PREFLIGHT_TEST_FAULT=after_steps=1`, the worker kills
+    /// itself as the second step of a launch starts, as the watchdog would), then a step
+    /// that outgrows the free space: kills and a full disk in one run, on any machine.
+    /// Step 2's name is markup, which the page must show as text.
+    static let killDiskPlan = """
+        {"name": "killdisk", "description": "two kills, then a full disk",
+         "steps": [
+          {"version": 1, "name": "create notes",
+           "sql": "CREATE TABLE notes(id INTEGER PRIMARY KEY, title TEXT NOT NULL, updated_at INTEGER NOT NULL)"},
+          {"version": 2, "name": "tags <b>bold</b> & \\"quoted\\"", "sql": "CREATE TABLE tags(id INTEGER PRIMARY KEY, name TEXT)"},
+          {"version": 3, "name": "index titles", "sql": "CREATE INDEX idx_notes_title ON notes(title)"},
+          {"version": 4, "name": "big table",
+           "sql": "CREATE TABLE big AS WITH RECURSIVE c(x) AS (SELECT 1 UNION ALL SELECT x + 1 FROM c WHERE x < 20000) SELECT x, randomblob(200) AS b FROM c"}
+         ]}
+        """
+
+    @Test func reportPageInChromium() throws {
+        var plans = Fixtures.plans
+        plans["killdisk"] = Self.killDiskPlan
+        let server = try ServerProcess(
+            environment: ["PREFLIGHT_TEST_FAULT": "after_steps=1", "PREFLIGHT_KEEP_SECONDS": "300"], plans: plans)
+        let database = try Fixtures.notesDatabase(rows: 20, in: fixtures)
+        let posted = curl(
+            server.base + "/v1/migrations?plan=killdisk&keep=1&free_bytes=1000000&space_check=off&watchdog_ms=1500",
+            ["--data-binary", "@" + database])
+        let report = try posted.report
+        #expect(report.outcome == .diskFull)
+        let kills = report.launches.filter { $0.ended == .killed }.count
+        #expect(kills == 2)
+
+        // The browser asks for the kept job as it asks for any page (its own Accept header).
+        let url = server.base + "/v1/jobs/\(report.jobID)"
+        let dom = try Chromium.dumpDOM(url)
+        #expect(dom.contains("<strong>disk_full</strong>"))
+        #expect(dom.contains("Needs more than 976.6 KiB free: step v4 filled the disk."))
+        #expect(occurrences(of: "class=\"launch-bar\"", in: dom) == report.launches.count)
+        #expect(occurrences(of: "class=\"kill-marker\"", in: dom) == kills)
+        #expect(dom.contains("class=\"watchdog-line\""))
+        #expect(dom.contains("class=\"space-path\" d=\"M"))
+        #expect(dom.contains("class=\"space-limit\""))
+        #expect(occurrences(of: "<tr data-status=", in: dom) == report.steps.count)
+        // The step's name is text, not markup.
+        #expect(dom.contains("tags &lt;b&gt;bold&lt;/b&gt; &amp; \"quoted\""))
+        #expect(!dom.contains("<b>bold</b>"))
+
+        try FileManager.default.createDirectory(atPath: Self.screenshots, withIntermediateDirectories: true)
+        for (width, height) in [(1280, 900), (390, 844)] {
+            let file = Self.screenshots + "/report-\(width)x\(height).png"
+            try Chromium.screenshot(url, to: file, width: width, height: height)
+            let size = try #require(Chromium.pngSize(file))
+            #expect(size.width == width && size.height == height)
+        }
+
+        // Overflow at 390 px: headless chromium will not make a window narrower than 500 px
+        // for --dump-dom, so the page goes into an iframe exactly 390 px wide (srcdoc: same
+        // origin as its parent, so the parent's script may measure it) and the parent writes
+        // the frame's scrollWidth and clientWidth into the DOM that --dump-dom prints. The
+        // page itself has no script; the same probe around a page with a 600 px box proves
+        // the probe sees an overflow when there is one.
+        let page = curl(url, ["-H", "Accept: text/html"]).text
+        let narrow = try frameWidths(of: page, name: "page")
+        #expect(narrow.scroll <= narrow.client, "the page is \(narrow.scroll) px wide in a \(narrow.client) px window")
+        #expect(narrow.client > 300)
+        let wide = try frameWidths(
+            of: page.replacingOccurrences(of: "</body>", with: "<div style=\"width:600px\">wide</div></body>"), name: "wide")
+        #expect(wide.scroll > wide.client)
+    }
+
+    @Test func uploadPageAndItsForm() throws {
+        var devices = Fixtures.devices
+        // As long as the catalog's own descriptions, which must not widen the page.
+        devices["described"] = #"{"name": "described", "description": "\#(String(repeating: "a long description ", count: 12))"}"#
+        let server = try ServerProcess(devices: devices)
+        let dom = try Chromium.dumpDOM(server.base + "/")
+        #expect(dom.contains("action=\"/v1/migrations?format=html\""))
+        #expect(dom.contains("enctype=\"multipart/form-data\""))
+        for field in ["database", "wal", "plan", "plan_file", "device", "watchdog_ms", "free_bytes", "launches", "verify"] {
+            #expect(dom.contains("name=\"\(field)\""), "field \(field)")
+        }
+        for plan in Fixtures.plans.keys { #expect(dom.contains("<option value=\"\(plan)\""), "plan \(plan)") }
+        #expect(dom.contains("<option value=\"phone\">phone: a test phone</option>"))
+        // The page fits a phone too, with the catalog's long device descriptions in its list.
+        let upload = try frameWidths(of: server.get("/").text, name: "upload")
+        #expect(upload.scroll <= upload.client, "the upload page is \(upload.scroll) px wide in \(upload.client) px")
+
+        // What the browser posts: every field, the ones left blank empty, the unchosen
+        // file inputs as empty parts with an empty file name.
+        let database = try Fixtures.notesDatabase(rows: 30, in: fixtures)
+        let empty = fixtures + "/empty"
+        _ = FileManager.default.createFile(atPath: empty, contents: Data())
+        let form = [
+            "-F", "database=@\(database)", "-F", "wal=@\(empty);filename=", "-F", "plan=notes",
+            "-F", "plan_file=@\(empty);filename=", "-F", "device=phone", "-F", "watchdog_ms=",
+            "-F", "free_bytes=", "-F", "launches=2", "-F", "verify=quick",
+        ]
+        let page = curl(server.base + "/v1/migrations?format=html", form)
+        #expect(page.status == 200)
+        #expect(page.headers["content-type"] == "text/html; charset=utf-8")
+        #expect(page.text.contains("<strong>completed</strong>"))
+        #expect(page.text.contains("device phone"))
+        // Without format=html the same form answers the JSON report, with the fields applied.
+        let report = try curl(server.base + "/v1/migrations", form).report
+        #expect(report.outcome == .completed)
+        #expect(report.options.device == "phone" && report.options.launches == 2 && report.options.verify == .quick)
+        #expect(report.options.watchdogMs == 20000)
+
+        // A plan file instead of a registered plan.
+        let planFile = fixtures + "/plan.json"
+        try Fixtures.notesPlan(name: "from-file").write(toFile: planFile, atomically: true, encoding: .utf8)
+        let fromFile = curl(
+            server.base + "/v1/migrations?format=html",
+            ["-F", "database=@\(database)", "-F", "plan=", "-F", "plan_file=@\(planFile)"])
+        #expect(fromFile.text.contains("Preflight: from-file to v3"))
+        let both = curl(
+            server.base + "/v1/migrations?format=html",
+            ["-F", "database=@\(database)", "-F", "plan=notes", "-F", "plan_file=@\(planFile)"])
+        #expect(both.status == 400)
+        #expect(both.text.contains("give one plan"))
+        #expect(curl(server.base + "/v1/migrations?format=pdf", form).status == 400)
+    }
+
+    private func occurrences(of needle: String, in text: String) -> Int {
+        text.components(separatedBy: needle).count - 1
+    }
+
+    /// The page in a 390 x 844 iframe: its document's scrollWidth and clientWidth.
+    private func frameWidths(of page: String, name: String) throws -> (scroll: Int, client: Int) {
+        let wrapper = """
+            <!DOCTYPE html><html><body><iframe id="frame" width="390" height="844" srcdoc="\(escapeAttribute(page))"></iframe>
+            <script>window.addEventListener("load", function () {
+              var d = document.getElementById("frame").contentDocument.documentElement;
+              document.body.setAttribute("data-widths", d.scrollWidth + " " + d.clientWidth);
+            });</script></body></html>
+            """
+        let file = fixtures + "/\(name)-probe.html"
+        try wrapper.write(toFile: file, atomically: true, encoding: .utf8)
+        let dom = try Chromium.dumpDOM("file://" + file)
+        guard let start = dom.range(of: "data-widths=\"")?.upperBound,
+            let end = dom[start...].firstIndex(of: "\"")
+        else { throw HarnessError("the probe wrote no widths: \(dom.prefix(300))") }
+        let numbers = dom[start..<end].split(separator: " ").compactMap { Int($0) }
+        guard numbers.count == 2 else { throw HarnessError("the probe wrote \(dom[start..<end])") }
+        return (numbers[0], numbers[1])
+    }
+
+    private func escapeAttribute(_ text: String) -> String {
+        text.replacingOccurrences(of: "&", with: "&amp;").replacingOccurrences(of: "\"", with: "&quot;")
+    }
+}
