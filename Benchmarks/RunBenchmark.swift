@@ -65,6 +65,9 @@ private enum RunBench {
         var seconds: Double
         var outcome: String
         var phases: [String: Any]
+        /// The runner's own `timings.total_ms`: the rest of the process's time is its start,
+        /// the copy of the file into the job directory, and writing the report.
+        var totalMs: Int
     }
 
     static func compare(_ change: Change, base: String, root: String, runs: Int, preflight: String) throws {
@@ -86,7 +89,7 @@ private enum RunBench {
             + "outcome \(outcomes)")
         let names = ["hash_ms", "copy_ms", "count_ms", "launches_ms", "verify_ms", "report_ms"]
         let phases = names.map { "\($0.dropLast(3)) \(middle.phases[$0].map { "\($0)" } ?? "-")" }
-        print("    phases of the median run (ms): \(phases.joined(separator: ", "))")
+        print("    phases of the median run (ms): \(phases.joined(separator: ", ")); total_ms \(middle.totalMs)")
     }
 
     /// A plan that creates the benchmark's table (version 1, where the file stands) and
@@ -119,11 +122,12 @@ private enum RunBench {
         let seconds = Date().timeIntervalSince(start)
         guard let object = try JSONSerialization.jsonObject(with: report) as? [String: Any],
             let outcome = object["outcome"] as? String,
-            let timings = object["timings"] as? [String: Any], let phases = timings["phases"] as? [String: Any]
+            let timings = object["timings"] as? [String: Any], let phases = timings["phases"] as? [String: Any],
+            let totalMs = timings["total_ms"] as? Int
         else {
             throw BenchError("preflight run exited \(process.terminationStatus) without a report with timings.phases")
         }
-        return PreflightRun(seconds: seconds, outcome: outcome, phases: phases)
+        return PreflightRun(seconds: seconds, outcome: outcome, phases: phases, totalMs: totalMs)
     }
 
     /// `cp` of the file, then the `sqlite3` CLI making the same change in one transaction.
