@@ -65,7 +65,9 @@ private struct JobRun {
         case .invalid(let reason):
             // Best effort: the bytes are already known not to be a database (perhaps not
             // readable at all); the hash only identifies the upload.
+            let hashing = ContinuousClock.now
             input.sha256 = (try? sha256OfFile(job.directory.input.path)) ?? ""
+            phases.hashMs = milliseconds(ContinuousClock.now - hashing)
             return stop(.invalidDatabase, Failure(kind: Failure.Kind.invalidDatabase, message: reason))
         case .empty:
             input.userVersion = 0
