@@ -19,9 +19,10 @@ let package = Package(
         .systemLibrary(name: "CNettle", path: "Sources/CNettle"),
         .target(name: "MigrationCore", dependencies: ["CSQLite", "CNettle"]),
         .target(name: "CProcess", path: "Sources/CProcess"),
+        .target(name: "CGetopt", path: "Sources/CGetopt"),
         .target(name: "Simulation", dependencies: ["MigrationCore", "CSQLite", "CSpaceVFS", "CProcess"]),
         .target(
-            name: "PreflightService", dependencies: ["Simulation", "MigrationCore", "CMicroHTTPD"],
+            name: "PreflightService", dependencies: ["Simulation", "MigrationCore", "CMicroHTTPD", "CSQLite", "CGetopt"],
             // Documents are files, built into the binary as bytes (`PackageResources`), no bundle at run time.
             resources: [
                 .embedInCode("Resources/openapi.json"),
@@ -39,7 +40,8 @@ let package = Package(
         .testTarget(name: "MigrationCoreTests", dependencies: ["MigrationCore", "TestSupport", "CSQLite", "CSpaceVFS"]),
         .testTarget(
             name: "PreflightServiceTests",
-            dependencies: ["PreflightService", "Simulation", "MigrationCore", "TestSupport", "CSQLite"]),
+            dependencies: ["PreflightService", "Simulation", "MigrationCore", "TestSupport", "CSQLite"],
+            exclude: ["Fixtures"]),
         .testTarget(
             name: "DifferentialTests", dependencies: ["MigrationCore", "TestSupport", "CSQLite"],
             exclude: ["Fixtures"]),

@@ -1,30 +1,9 @@
-// preflight: parses the subcommand and hands over to the layer that does the work.
+// preflight: hands the command line to PreflightCommand, which reads it with the one
+// parser every command uses and wires the layers.
 import Foundation
 import PreflightService
-import Simulation
 
-let arguments = Array(CommandLine.arguments.dropFirst())
-let usage = """
-    usage: preflight run --db FILE --plan PLAN.json [options]   rehearse a migration, print the report
-           preflight serve [--config FILE]                      start the HTTP service
-    """
-
-/// Workers are this same binary; /proc/self/exe names it even when started through $PATH.
+/// Workers are this same binary; /proc/self/exe names it even when started through $PATH
+/// (without /proc, the name it was started by is the best there is).
 let executable = (try? FileManager.default.destinationOfSymbolicLink(atPath: "/proc/self/exe")) ?? CommandLine.arguments[0]
-
-switch arguments.first {
-case "run":
-    exit(RunCommand.main(Array(arguments.dropFirst()), workerExecutable: executable))
-case "serve":
-    let rest = Array(arguments.dropFirst())
-    var configPath: String?
-    if let index = rest.firstIndex(of: "--config"), index + 1 < rest.count { configPath = rest[index + 1] }
-    exit(Server.serve(configPath: configPath, workerExecutable: executable))
-case "worker":
-    exit(Worker.main(Array(arguments.dropFirst())))
-case "--help", "-h", "help":
-    print(usage)
-default:
-    FileHandle.standardError.write(Data((usage + "\n").utf8))
-    exit(2)
-}
+exit(PreflightCommand.main(Array(CommandLine.arguments.dropFirst()), executable: executable))

@@ -33,6 +33,9 @@ struct DatabaseFingerprint: Sendable {
     var rowCounts: [String: Int64]
     /// For the same tables, a hash of their rows that does not depend on the rows' order.
     var contentHashes: [String: String]
+    /// Rows that `PRAGMA foreign_key_check` reports: a migration may leave some, and
+    /// Preflight's verification must then say so (CONTRACT §3, `verification_failed`).
+    var foreignKeyViolations: Int
 
     /// Entries whose name marks them as Preflight's own bookkeeping, which must not survive
     /// into a migrated file.
@@ -74,7 +77,7 @@ struct DatabaseFingerprint: Sendable {
         for table in counts.keys { hashes[table] = hash(try rows(of: table, in: db)) }
         return DatabaseFingerprint(
             userVersion: try db.integer("PRAGMA main.user_version"), schema: schema, rowCounts: counts,
-            contentHashes: hashes)
+            contentHashes: hashes, foreignKeyViolations: try db.rows("PRAGMA main.foreign_key_check").count)
     }
 
     /// The tables that hold rows in this file: `type = 'table'` with a b-tree of their own

@@ -56,13 +56,21 @@ private struct Comparison {
         }
         let final = report["final"] as? [String: Any] ?? [:]
 
+        let expected = oracle.end.fingerprint
+        // Every step applies; a history that leaves rows breaking a foreign key is one that
+        // Preflight's verification must flag, as `foreign_key_check` on the oracle's file does.
+        let violations = expected.foreignKeyViolations
+        let expectedOutcome = violations > 0 ? "verification_failed" : "completed"
         let outcome = report["outcome"] as? String
-        if outcome != "completed" || result.status != 0 {
+        if outcome != expectedOutcome || result.status != (violations > 0 ? 1 : 0) {
             discrepancies.append(
-                "preflight run ended \(outcome ?? "without an outcome") with exit status \(result.status), where the oracle completed every step; failure: \(json(report["failure"])); stderr: \(tail(result.stderr))")
+                "preflight run ended \(outcome ?? "without an outcome") with exit status \(result.status), where the oracle completed every step\(violations > 0 ? " leaving \(violations) foreign-key violations" : ""); failure: \(json(report["failure"])); stderr: \(tail(result.stderr))")
+        }
+        if final["foreign_key_violations"] as? Int != violations {
+            discrepancies.append(
+                "the report's final.foreign_key_violations is \(json(final["foreign_key_violations"])), the oracle's file has \(violations)")
         }
 
-        let expected = oracle.end.fingerprint
         let reportedVersion = final["user_version"] as? Int
         if reportedVersion != Int(expected.userVersion) {
             discrepancies.append(

@@ -51,7 +51,7 @@ struct ServerTests {
         #expect(junit.status == 200)
         #expect(junit.headers["content-type"]?.hasPrefix("application/xml") == true)
         #expect(junit.text.contains("<testsuite name=\"preflight.notes\""))
-        #expect(junit.text.contains("<testcase classname=\"preflight.notes\" name=\"v2 sync status\""))
+        #expect(junit.text.contains("<testcase classname=\"preflight.notes\" name=\"v2 sync status (launch 1)\""))
         let xmllint = run("/usr/bin/python3", ["-c", "import sys, xml.dom.minidom; xml.dom.minidom.parseString(sys.stdin.read())"], input: junit.text)
         #expect(xmllint.status == 0, "JUnit output is not well-formed XML")
     }

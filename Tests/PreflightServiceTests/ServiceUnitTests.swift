@@ -328,7 +328,7 @@ final class Events: Sendable {
         let xml = ReportRendering.junit(sampleReport(outcome: .failed))
         #expect(xml.hasPrefix("<?xml version=\"1.0\" encoding=\"UTF-8\"?>"))
         #expect(xml.contains("<testsuite name=\"preflight.notes\" id=\"job-1\" tests=\"3\" failures=\"2\""))
-        #expect(xml.contains("<testcase classname=\"preflight.notes\" name=\"v1 create notes\" time=\"0.012\"/>"))
+        #expect(xml.contains("<testcase classname=\"preflight.notes\" name=\"v1 create notes (launch 1)\" time=\"0.012\"/>"))
         #expect(xml.contains("<failure type=\"failed\" message=\"no such column: x\">"))
         #expect(xml.contains("name=\"outcome\""))
         let completed = ReportRendering.junit(sampleReport(outcome: .completed, failedStep: false))
@@ -340,8 +340,10 @@ final class Events: Sendable {
         var first = StepReport(version: 1, name: "create notes", kind: .sql, status: .applied)
         first.elapsedMs = 12
         first.peakBytes = 8192
+        first.launch = 1
         var second = StepReport(version: 2, name: "sync status", kind: .sql, status: failedStep ? .failed : .applied)
         second.elapsedMs = 3
+        second.launch = 1
         let failure = outcome == .completed ? nil : Failure(kind: "sql_error", step: 2, message: "no such column: x")
         return Report(
             jobID: "job-1", outcome: outcome, failure: failure,

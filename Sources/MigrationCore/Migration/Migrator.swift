@@ -169,7 +169,7 @@ public final class Migrator {
             if let tooOld = settings.sqliteFailure(of: step) {
                 return StepStop(ending: stop(step, .failed, tooOld, stepStart: stepStart, emit: emit), abandoned: false)
             }
-            let estimate = try SpaceEstimator(connection: context.connection).estimate(step)
+            let estimate = SpaceEstimator(connection: context.connection).estimate(step)
             try context.checkpoint(.stepStarting(version: step.version))
             if settings.spaceCheck == .estimate, let estimate, let free = spaceMeter?.freeBytes(), estimate > free {
                 let ending = stop(step, .refused, Failure(

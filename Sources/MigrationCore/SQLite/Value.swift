@@ -28,7 +28,9 @@ public enum SQLiteValue: Sendable, Hashable, Codable, CustomStringConvertible {
         return nil
     }
 
-    // Codable as plain JSON: null, number, string, or {"blob": "hex"}.
+    // Codable as plain JSON: null, number, string, {"blob": "hex"}, or for a REAL that JSON
+    // has no number for, {"real": "Infinity"} or {"real": "-Infinity"} (SQLite stores both;
+    // a table may be keyed by them, and a rebuild's cursor must be able to hold them).
     public init(from decoder: Decoder) throws {
         let container = try decoder.singleValueContainer()
         if container.decodeNil() {
@@ -41,6 +43,10 @@ public enum SQLiteValue: Sendable, Hashable, Codable, CustomStringConvertible {
             self = .text(value)
         } else {
             let wrapped = try container.decode([String: String].self)
+            if let real = wrapped["real"], let value = Double(real), value.isInfinite {
+                self = .real(value)
+                return
+            }
             guard let hexText = wrapped["blob"], let bytes = bytes(fromHex: hexText) else {
                 throw DecodingError.dataCorruptedError(in: container, debugDescription: "not an SQLite value")
             }
@@ -53,6 +59,7 @@ public enum SQLiteValue: Sendable, Hashable, Codable, CustomStringConvertible {
         switch self {
         case .null: try container.encodeNil()
         case .integer(let value): try container.encode(value)
+        case .real(let value) where value.isInfinite: try container.encode(["real": value > 0 ? "Infinity" : "-Infinity"])
         case .real(let value): try container.encode(value)
         case .text(let value): try container.encode(value)
         case .blob(let bytes): try container.encode(["blob": bytes.map { hex($0) }.joined()])

@@ -28,6 +28,21 @@ public enum TableCounts {
         ).compactMap { $0.first?.textValue }
     }
 
+    /// The virtual table that owns each shadow table (`notes_fts_content` of `notes_fts`),
+    /// as `PRAGMA table_list` tells them apart: a shadow table's name is its owner's and a
+    /// suffix, and the longest owner's name that fits wins.
+    static func shadowOwners(_ connection: Connection) throws(SQLiteError) -> [String: String] {
+        let tables = try connection.rows("SELECT name, type FROM pragma_table_list WHERE schema = 'main'")
+        let virtual = tables.filter { $0[1].textValue == "virtual" }.compactMap { $0[0].textValue }
+        var owners: [String: String] = [:]
+        for row in tables where row[1].textValue == "shadow" {
+            guard let shadow = row[0].textValue else { continue }
+            let folded = SQLNormalizer.fold(shadow)
+            owners[shadow] = virtual.filter { folded.hasPrefix(SQLNormalizer.fold($0) + "_") }.max { $0.count < $1.count }
+        }
+        return owners
+    }
+
     /// Whether `name` is one of the tables Preflight or SQLite keeps for themselves.
     static func isInternal(_ name: String) -> Bool {
         let folded = SQLNormalizer.fold(name)

@@ -5,135 +5,175 @@ import Simulation
 
 /// `preflight run`: rehearses a plan on a copy of a database file and prints the report.
 ///
-///     preflight run --db FILE [--wal FILE] --plan PLAN.json [--out FILE]
-///                   [--format json|text|junit] [--devices-dir DIR] [options as --kebab-case]
+///     preflight run --db FILE [--wal FILE] --plan PLAN.json|DIR [--out FILE]
+///                   [--format json|text|junit] [--devices-dir DIR] [run options as --kebab-case]
 ///
 /// Exit status: 0 for `completed`, 1 for any other outcome, 2 for bad usage or an
-/// invalid plan. `--db` is never written to.
+/// invalid plan, 128 + the signal for a run stopped by SIGINT (130) or SIGTERM (143),
+/// which first removes its job directory (a full copy of the database) and its workers.
+/// `--db` is never written to.
 public enum RunCommand {
-    public static let usage = """
-        usage: preflight run --db FILE [--wal FILE] --plan PLAN.json [--out FILE] [--format json|text|junit]
-                             [--device NAME] [--devices-dir DIR] [--target N] [--watchdog-ms MS]
-                             [--free-bytes BYTES] [--launches N] [--space-check estimate|off]
-                             [--verify full|quick|off] [--sqlite-check fail|warn]
-        """
+    /// The run options of CONTRACT §2 as flags: `OptionResolver`'s names in kebab case
+    /// (`watchdog_ms` is `--watchdog-ms`); the resolver reads their values.
+    static let optionFlags = OptionResolver.names.map { (flag: $0.replacingOccurrences(of: "_", with: "-"), option: $0) }
+
+    static let syntax = CommandSyntax(
+        command: "preflight run",
+        flags: [
+            .init("db", value: "FILE"), .init("wal", value: "FILE"), .init("plan", value: "PLAN"), .init("out", value: "FILE"),
+            .init("format", value: "FORMAT"), .init("devices-dir", value: "DIR"),
+        ] + optionFlags.map { .init($0.flag, value: "VALUE") },
+        usage: """
+            usage: preflight run --db FILE [--wal FILE] --plan PLAN.json|DIR [--out FILE] [--format json|text|junit]
+                                 [--devices-dir DIR] [run options]
+
+            Rehearses the plan on a copy of the database under the device's watchdog and free
+            space, and prints the report on stdout (progress on stderr). FILE is never written to.
+
+              --db FILE           the database, as pulled from a device
+              --wal FILE          its -wal file, when it has one
+              --plan PLAN         a plan (JSON), or a folder of SQLDelight, Flyway or numbered SQL
+                                  migrations, imported as 'preflight plan import' does
+              --out FILE          write the migrated database there (checkpointed into one file)
+              --format FORMAT     json (the default), text (a summary) or junit (JUnit XML)
+              --devices-dir DIR   device profiles (default: Config/devices, when there is one)
+
+            run options (CONTRACT §2), each with a value: \(optionFlags.map { "--" + $0.flag }.joined(separator: ", "))
+
+            exit status: 0 completed, 1 any other outcome, 2 bad usage or an invalid plan,
+            130/143 stopped by SIGINT/SIGTERM (the job directory removed)
+            """)
 
     public static func main(_ arguments: [String], workerExecutable: String) -> Int32 {
-        do {
-            return try run(arguments, workerExecutable: workerExecutable)
-        } catch let error as UsageError {
-            printError("preflight run: \(error.message)\n\(usage)")
-            return 2
-        } catch {
-            printError("preflight run: \(error)")
-            return 2
+        CommandLineAnswer.run(syntax, arguments) { parsed throws(UsageError) in
+            try run(parsed, workerExecutable: workerExecutable)
         }
     }
 
-    private static func run(_ arguments: [String], workerExecutable: String) throws -> Int32 {
-        var flags = try CommandLineFlags(arguments)
-        guard let databasePath = flags.take("db") else { throw UsageError("--db FILE is required") }
-        guard let planPath = flags.take("plan") else { throw UsageError("--plan PLAN.json is required") }
-        let walPath = flags.take("wal")
-        let outPath = flags.take("out")
-        guard let format = ReportFormat(rawValue: flags.take("format") ?? "json") else {
-            throw UsageError("--format must be json, text or junit")
+    private static func run(_ arguments: Arguments, workerExecutable: String) throws(UsageError) -> Int32 {
+        guard let databasePath = arguments.value("db") else { throw UsageError("--db FILE is required") }
+        guard let planPath = arguments.value("plan") else { throw UsageError("--plan PLAN.json is required") }
+        let formatName = arguments.value("format") ?? "json"
+        guard let format = ReportFormat(rawValue: formatName) else {
+            throw UsageError("--format must be json, text or junit, got \"\(formatName)\"")
         }
-        let devicesDirectory = flags.take("devices-dir") ?? (FileManager.default.fileExists(atPath: "Config/devices") ? "Config/devices" : nil)
-        let optionValues = flags.remainingOptions()
-
-        guard let planData = FileManager.default.contents(atPath: planPath) else {
-            throw UsageError("cannot read the plan file \(planPath)")
-        }
-        let plan: Plan
-        do throws(PlanError) {
-            plan = try PlanDecoder.decode([UInt8](planData))
-        } catch {
-            throw UsageError("invalid plan \(planPath): \(error.message)")
-        }
+        let plan = try loadPlan(planPath)
+        let devicesDirectory =
+            arguments.value("devices-dir") ?? (FileManager.default.fileExists(atPath: "Config/devices") ? "Config/devices" : nil)
         var devices = DeviceCatalog(profiles: [])
         if let devicesDirectory {
             do throws(ConfigurationError) {
                 devices = try DeviceCatalog(directory: devicesDirectory)
             } catch {
-                throw UsageError(error.description)
+                throw UsageError(error.description, suggestsHelp: false)
             }
+        }
+        var optionValues: [String: String] = [:]
+        for (flag, option) in optionFlags {
+            if let value = arguments.value(flag) { optionValues[option] = value }
         }
         let (options, device): (RunOptions, DeviceProfile)
         do throws(OptionError) {
             (options, device) = try OptionResolver(devices: devices).resolve(optionValues, plan: plan)
         } catch {
-            throw UsageError(error.message)
+            throw UsageError(flagSpelling(error.message))
         }
         guard FileManager.default.isReadableFile(atPath: databasePath) else {
-            throw UsageError("cannot read the database file \(databasePath)")
+            throw UsageError("cannot read the database file \(databasePath)", suggestsHelp: false)
         }
+        let walPath = arguments.value("wal")
+        if let walPath, !FileManager.default.isReadableFile(atPath: walPath) {
+            throw UsageError("cannot read the WAL file \(walPath)", suggestsHelp: false)
+        }
+        do {
+            return try rehearse(
+                Rehearsal(database: databasePath, wal: walPath, out: arguments.value("out"), format: format),
+                plan: plan, options: options, device: device, workerExecutable: workerExecutable)
+        } catch {
+            printError("preflight run: \(error)")
+            return CommandLineAnswer.usageStatus
+        }
+    }
 
+    private struct Rehearsal {
+        var database: String
+        var wal: String?
+        var out: String?
+        var format: ReportFormat
+    }
+
+    private static func rehearse(
+        _ rehearsal: Rehearsal, plan: Plan, options: RunOptions, device: DeviceProfile, workerExecutable: String
+    ) throws -> Int32 {
+        let cancellation = JobCancellation()
+        let stopSignals = StopSignals(cancelling: cancellation)
+        defer { stopSignals.release() }
         let directory = try JobDirectory.create(parent: NSTemporaryDirectory())
         // Best effort: a temporary directory left behind loses no result, and the report
         // (already printed, or an error) is what the caller needs.
         defer { try? FileManager.default.removeItem(atPath: directory.path) }
         let job = Job(directory: directory, plan: plan, options: options, device: device)
-        try FileManager.default.copyItem(atPath: databasePath, toPath: directory.input.path)
-        if let walPath {
-            guard FileManager.default.isReadableFile(atPath: walPath) else {
-                throw UsageError("cannot read the WAL file \(walPath)")
-            }
-            try FileManager.default.copyItem(atPath: walPath, toPath: directory.input.wal)
+        try FileManager.default.copyItem(atPath: rehearsal.database, toPath: directory.input.path)
+        if let wal = rehearsal.wal {
+            try FileManager.default.copyItem(atPath: wal, toPath: directory.input.wal)
         }
-
-        let result = JobRunner(workerExecutable: workerExecutable).run(job, cancellation: JobCancellation()) { line in
+        if let signal = stopSignals.received { return stopped(by: signal) }
+        let result = JobRunner(workerExecutable: workerExecutable).run(job, cancellation: cancellation) { line in
             printError(line)
         }
-        if let outPath, let migrated = result.migratedDatabasePath {
-            if FileManager.default.fileExists(atPath: outPath) { try FileManager.default.removeItem(atPath: outPath) }
-            try FileManager.default.copyItem(atPath: migrated, toPath: outPath)
+        if let signal = stopSignals.received { return stopped(by: signal) }
+        if let out = rehearsal.out, let migrated = result.migratedDatabasePath {
+            if FileManager.default.fileExists(atPath: out) { try FileManager.default.removeItem(atPath: out) }
+            try FileManager.default.copyItem(atPath: migrated, toPath: out)
         }
-        FileHandle.standardOutput.write(Data(ReportRendering.render(result.report, as: format)))
+        FileHandle.standardOutput.write(Data(ReportRendering.render(result.report, as: rehearsal.format, plan: plan)))
         return result.report.outcome == .completed ? 0 : 1
     }
-}
 
-struct UsageError: Error {
-    var message: String
-    init(_ message: String) { self.message = message }
-}
+    /// The exit of a run stopped by a signal. The deferred removal of the job directory runs
+    /// on the way out; its workers are dead already (cancelling kills the one running, and
+    /// no other starts).
+    private static func stopped(by signal: Int32) -> Int32 {
+        printError("preflight run: stopped by \(signal == SIGINT ? "SIGINT" : "SIGTERM"); its job directory and workers are removed")
+        return 128 + signal
+    }
 
-func printError(_ text: String) {
-    FileHandle.standardError.write(Data((text + "\n").utf8))
-}
-
-/// `--name value` pairs; the run options are taken by their kebab-case names.
-struct CommandLineFlags {
-    private var values: [String: String] = [:]
-
-    init(_ arguments: [String]) throws {
-        var index = 0
-        while index < arguments.count {
-            let argument = arguments[index]
-            guard argument.hasPrefix("--"), argument.count > 2 else {
-                throw UsageError("unexpected argument \"\(argument)\"")
+    /// A plan file, or a folder of an app's migrations imported in memory (CONTRACT §4).
+    private static func loadPlan(_ path: String) throws(UsageError) -> Plan {
+        var isDirectory: ObjCBool = false
+        guard FileManager.default.fileExists(atPath: path, isDirectory: &isDirectory) else {
+            throw UsageError("cannot read the plan \(path): there is no such file or folder", suggestsHelp: false)
+        }
+        let document: [UInt8]
+        if isDirectory.boolValue {
+            do throws(PlanImportError) {
+                let layout = try MigrationLayout.detect(in: path)
+                let imported = try PlanImport(layout: layout, directory: path).makePlan()
+                printError("plan \(imported.name): imported from the \(layout.rawValue) migrations in \(path)")
+                for note in imported.notes { printError("note: \(note)") }
+                document = imported.document
+            } catch {
+                throw UsageError("cannot import the plan from \(path): \(error.message)", suggestsHelp: false)
             }
-            var name = String(argument.dropFirst(2))
-            var value: String
-            if let equals = name.firstIndex(of: "=") {
-                value = String(name[name.index(after: equals)...])
-                name = String(name[..<equals])
-            } else {
-                guard index + 1 < arguments.count else { throw UsageError("\(argument) needs a value") }
-                index += 1
-                value = arguments[index]
+        } else {
+            guard let data = FileManager.default.contents(atPath: path) else {
+                throw UsageError("cannot read the plan file \(path)", suggestsHelp: false)
             }
-            guard values[name] == nil else { throw UsageError("\(argument) is given twice") }
-            values[name] = value
-            index += 1
+            document = [UInt8](data)
+        }
+        do throws(PlanError) {
+            return try PlanDecoder.decode(document)
+        } catch {
+            throw UsageError("invalid plan \(path): \(error.message)", suggestsHelp: false)
         }
     }
 
-    mutating func take(_ name: String) -> String? { values.removeValue(forKey: name) }
-
-    /// What is left, as run options (`--watchdog-ms` becomes `watchdog_ms`).
-    func remainingOptions() -> [String: String] {
-        Dictionary(uniqueKeysWithValues: values.map { ($0.key.replacingOccurrences(of: "-", with: "_"), $0.value) })
+    /// The resolver names options as HTTP does (`watchdog_ms must be ...`); on the command
+    /// line they are the flags the user typed (`--watchdog-ms must be ...`).
+    static func flagSpelling(_ message: String) -> String {
+        for (flag, option) in optionFlags.sorted(by: { $0.option.count > $1.option.count }) where message.hasPrefix(option + " ") {
+            return "--" + flag + message.dropFirst(option.count)
+        }
+        return message
     }
 }

@@ -42,6 +42,8 @@ public struct ServiceConfiguration: Sendable, Equatable {
     public var devicesDir: String
     /// After SIGTERM, how long running jobs may go on before they are cancelled.
     public var shutdownGraceS: Int
+    /// What the server writes on stderr; `debug` adds each job's progress.
+    public var logLevel: LogLevel
     /// Whether the plan and device directories may be missing (read as empty): true
     /// only when neither a file nor the environment named them, so that `preflight
     /// serve` starts anywhere.
@@ -54,6 +56,7 @@ public struct ServiceConfiguration: Sendable, Equatable {
         "connection_timeout_s": .integer(0...86_400), "per_ip_connection_limit": .integer(0...65536),
         "job_dir": .directory, "keep_seconds": .integer(0...30 * 86_400), "tokens": .tokens,
         "plans_dir": .directory, "devices_dir": .directory, "shutdown_grace_s": .integer(0...86_400),
+        "log_level": .logLevel,
     ]
 
     /// The embedded default document, as built into the binary.
@@ -99,6 +102,7 @@ public struct ServiceConfiguration: Sendable, Equatable {
         plansDir = try settings.value("plans_dir")
         devicesDir = try settings.value("devices_dir")
         shutdownGraceS = try settings.value("shutdown_grace_s")
+        logLevel = try settings.value("log_level")
         allowsMissingCatalogs = false
     }
 

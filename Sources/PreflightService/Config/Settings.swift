@@ -13,6 +13,8 @@ enum SettingKind: Sendable {
     case directory
     /// Bearer tokens: a JSON array of strings, or text separated by commas.
     case tokens
+    /// One of `LogLevel`'s names.
+    case logLevel
 
     /// A document's value; `key` names the key in errors.
     func read(_ value: JSONValue, key: String, base: String) throws(ConfigurationError) -> any Sendable {
@@ -61,6 +63,12 @@ enum SettingKind: Sendable {
             return text.hasPrefix("/") ? text : base + "/" + text
         case .tokens:
             return text.split(separator: ",").map { $0.trimmingCharacters(in: .whitespaces) }.filter { !$0.isEmpty }
+        case .logLevel:
+            guard let level = LogLevel(rawValue: trimmed.lowercased()) else {
+                throw ConfigurationError(
+                    key: key, message: "must be \(LogLevel.allCases.map(\.rawValue).joined(separator: ", ")), got \"\(text)\"")
+            }
+            return level
         }
     }
 }

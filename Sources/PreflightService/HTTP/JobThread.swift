@@ -5,11 +5,15 @@ import Synchronization
 /// A job on a thread of its own, so that the thread that asked for it can keep watch
 /// (over its client's socket) while it runs.
 enum JobThread {
-    /// Runs `job`, calling `watch` on this thread every 100 ms until it ends; answers its result.
-    static func run(_ job: Job, runner: JobRunner, cancellation: JobCancellation, watch: () -> Void) -> JobResult {
+    /// Runs `job`, calling `watch` on this thread every 100 ms until it ends; answers its
+    /// result. `progress` hears the job's progress lines, on the job's thread.
+    static func run(
+        _ job: Job, runner: JobRunner, cancellation: JobCancellation, progress: (@Sendable (String) -> Void)? = nil,
+        watch: () -> Void
+    ) -> JobResult {
         let box = ResultBox()
         let thread = Thread {
-            box.set(runner.run(job, cancellation: cancellation))
+            box.set(runner.run(job, cancellation: cancellation, progress: progress))
         }
         // As much stack as a main thread has: a secondary thread's default is smaller on
         // some platforms (512 KiB on Darwin).

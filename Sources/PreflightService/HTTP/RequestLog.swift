@@ -1,11 +1,17 @@
 import Foundation
+import Glibc
 import MigrationCore
 import Simulation
 import Synchronization
 
-/// One JSON line per request on stderr:
-/// `{"method","route","status","bytes_in","bytes_out","ms","job_id","outcome"}`.
+/// The server's log on stderr: every line is one JSON object,
+/// `{"time", "level", "msg", ...fields}`, `time` in RFC 3339 with milliseconds in UTC.
+/// A request's line carries `method, route, status, bytes_in, bytes_out, ms, job_id,
+/// outcome`; start-up and shutdown have lines of their own (`listening on http://...`).
+/// Debug lines (a job's progress) are written only at `log_level` `debug`.
 final class RequestLog: Sendable {
+    typealias Level = LogLevel
+
     struct Entry: Sendable {
         var method: String
         var route: String
@@ -23,24 +29,50 @@ final class RequestLog: Sendable {
 
     private let lock = Mutex(())
     private let enabled: Bool
+    /// The least level written.
+    let level: Level
 
-    init(enabled: Bool = true) { self.enabled = enabled }
-
-    func write(_ entry: Entry) {
-        guard enabled else { return }
-        let line = RequestLog.line(entry)
-        lock.withLock { _ in
-            _ = Array(line.utf8).withUnsafeBytes { writeAll(2, $0) }
-        }
+    init(enabled: Bool = true, level: Level = .info) {
+        self.enabled = enabled
+        self.level = level
     }
 
-    static func line(_ entry: Entry) -> String {
+    var writesDebug: Bool { enabled && level <= .debug }
+
+    /// A finished request.
+    func write(_ entry: Entry) {
         let fields: [(String, JSONValue)] = [
             ("method", .string(entry.method)), ("route", .string(entry.route)), ("status", .number(Double(entry.status))),
             ("bytes_in", .number(Double(entry.bytesIn))), ("bytes_out", .number(Double(entry.bytesOut))),
             ("ms", .number(Double(entry.ms))), ("job_id", entry.jobID.map(JSONValue.string) ?? .null),
             ("outcome", entry.outcome.map(JSONValue.string) ?? .null),
         ]
-        return "{" + fields.map { JSONValue.string($0.0).canonicalText + ":" + $0.1.canonicalText }.joined(separator: ",") + "}\n"
+        write(.info, "\(entry.method) \(entry.route) \(entry.status)", fields)
+    }
+
+    /// Any other line: start-up, shutdown, a job's progress.
+    func write(_ level: Level, _ message: String, _ fields: [(String, JSONValue)] = []) {
+        guard enabled, level >= self.level else { return }
+        let line = RequestLog.line(time: Date(), level: level, message: message, fields: fields)
+        lock.withLock { _ in
+            _ = Array(line.utf8).withUnsafeBytes { writeAll(2, $0) }
+        }
+    }
+
+    static func line(time: Date, level: Level, message: String, fields: [(String, JSONValue)]) -> String {
+        let all = [("time", JSONValue.string(timestamp(time))), ("level", .string(level.rawValue)), ("msg", .string(message))] + fields
+        return "{" + all.map { JSONValue.string($0.0).canonicalText + ":" + $0.1.canonicalText }.joined(separator: ",") + "}\n"
+    }
+
+    /// RFC 3339 in UTC with milliseconds: `2025-05-01T09:30:12.345Z`.
+    static func timestamp(_ date: Date) -> String {
+        let interval = date.timeIntervalSince1970
+        var seconds = time_t(interval.rounded(.down))
+        let milliseconds = min(999, Int((interval - Double(seconds)) * 1000))
+        var parts = tm()
+        gmtime_r(&seconds, &parts)
+        return String(
+            format: "%04d-%02d-%02dT%02d:%02d:%02d.%03dZ", Int(parts.tm_year) + 1900, Int(parts.tm_mon) + 1, Int(parts.tm_mday),
+            Int(parts.tm_hour), Int(parts.tm_min), Int(parts.tm_sec), milliseconds)
     }
 }

@@ -9,8 +9,9 @@ public enum Server {
     /// (0 after a graceful stop, 2 for a configuration that cannot start).
     ///
     /// Prints `listening on http://BIND:PORT` on stdout once connections are accepted
-    /// (with `port` 0, the port picked). After SIGTERM it stops accepting, lets running
-    /// jobs finish within `shutdown_grace_s`, cancels the rest (their workers are
+    /// (with `port` 0, the port picked), the one line scripts wait for; the log on stderr
+    /// (`RequestLog`, JSON lines) says the same. After SIGTERM it stops accepting, lets
+    /// running jobs finish within `shutdown_grace_s`, cancels the rest (their workers are
     /// killed, their directories removed), and returns 0.
     public static func serve(configPath: String?, workerExecutable: String) -> Int32 {
         signal(SIGPIPE, SIG_IGN)
@@ -18,9 +19,11 @@ public enum Server {
         do {
             let configuration = try ServiceConfiguration.load(path: configPath)
             try prepareJobDirectory(configuration.jobDir)
-            service = try Service(configuration: configuration, runner: JobRunner(workerExecutable: workerExecutable))
+            service = try Service(
+                configuration: configuration, runner: JobRunner(workerExecutable: workerExecutable),
+                log: RequestLog(level: configuration.logLevel))
         } catch {
-            FileHandle.standardError.write(Data("preflight serve: \(error)\n".utf8))
+            RequestLog().write(.error, "preflight serve: \(error)")
             return 2
         }
         // Signals arrive as events on a queue, never in a signal handler.
@@ -39,7 +42,7 @@ public enum Server {
         do {
             port = try daemon.start()
         } catch {
-            FileHandle.standardError.write(Data("preflight serve: \(error)\n".utf8))
+            service.log.write(.error, "preflight serve: \(error)")
             return 2
         }
         let sweeper = DispatchSource.makeTimerSource(queue: DispatchQueue(label: "preflight.kept-jobs"))
@@ -51,21 +54,29 @@ public enum Server {
             FileHandle.standardError.write(Data("preflight serve: workers run without a file sandbox: \(reason)\n".utf8))
         }
         let bind = service.configuration.bind
-        print("listening on http://\(bind.contains(":") ? "[\(bind)]" : bind):\(port)")
+        let listening = "listening on http://\(bind.contains(":") ? "[\(bind)]" : bind):\(port)"
+        print(listening)
         fflush(nil)
+        service.log.write(.info, listening, [
+            ("bind", .string(bind)), ("port", .number(Double(port))),
+            ("log_level", .string(service.configuration.logLevel.rawValue)),
+        ])
 
         stopRequested.wait()
         shutDown(service, daemon: daemon)
         sweeper.cancel()
         for source in sources { source.cancel() }
+        service.log.write(.info, "stopped")
         return 0
     }
 
     /// Stop accepting; let jobs run for the grace period; cancel what is left; close.
     static func shutDown(_ service: Service, daemon: Daemon) {
         let grace = service.configuration.shutdownGraceS
-        FileHandle.standardError.write(
-            Data("preflight serve: stopping; \(service.lifecycle.runningJobs) job(s) running, grace \(grace) s\n".utf8))
+        let running = service.lifecycle.runningJobs
+        service.log.write(.info, "stopping: \(running) job(s) running, grace \(grace) s", [
+            ("running_jobs", .number(Double(running))), ("grace_s", .number(Double(grace))),
+        ])
         service.lifecycle.beginDraining()
         daemon.quiesce()
         let deadline = ContinuousClock.now + .seconds(grace)
@@ -73,6 +84,7 @@ public enum Server {
             Thread.sleep(forTimeInterval: 0.05)
         }
         if service.lifecycle.inFlight > 0 {
+            service.log.write(.info, "grace period over: cancelling \(service.lifecycle.runningJobs) job(s)")
             service.lifecycle.cancelAll()
             // Cancelled workers die at once; give their handlers time to answer and clean up.
             let cleanup = ContinuousClock.now + .seconds(10)

@@ -119,7 +119,7 @@ extension Service {
             case .shuttingDown: return .response(.error(.shuttingDown))
             }
         }
-        var response = HTTPResponse.report(result.report, accept: request.header("accept"))
+        var response = HTTPResponse.report(result.report, accept: request.header("accept"), plan: job.plan)
         if upload.keep {
             kept.keep(
                 KeptJobs.Entry(
@@ -208,7 +208,11 @@ extension Service {
         defer { lifecycle.unregister(id: job.id) }
         let started = ContinuousClock.now
         var interruption: Interruption?
-        let result = JobThread.run(job, runner: runner, cancellation: cancellation) {
+        // A job's progress is in the log at debug level only; unasked, it is not even decoded.
+        let (log, jobID) = (self.log, job.id)
+        let progress: (@Sendable (String) -> Void)? =
+            log.writesDebug ? { @Sendable line in log.write(.debug, line, [("job_id", .string(jobID))]) } : nil
+        let result = JobThread.run(job, runner: runner, cancellation: cancellation, progress: progress) {
             if interruption == nil, clientGone() {
                 interruption = .clientGone
                 cancellation.cancel()

@@ -6,12 +6,13 @@ import Simulation
 /// terminal, JUnit XML for CI systems. `preflight run --format` and the HTTP service
 /// (by `Accept`) use the same functions, so both say the same thing.
 public enum ReportRendering {
-    /// The report in `format`, as bytes to write or send.
-    static func render(_ report: Report, as format: ReportFormat) -> [UInt8] {
+    /// The report in `format`, as bytes to write or send. With the job's `plan`, JUnit's
+    /// failures say how far a killed chunked step was through its table.
+    static func render(_ report: Report, as format: ReportFormat, plan: Plan? = nil) -> [UInt8] {
         switch format {
         case .json: return json(report)
         case .text: return Array(text(report).utf8)
-        case .junit: return Array(junit(report).utf8)
+        case .junit: return Array(junit(report, plan: plan).utf8)
         }
     }
 
@@ -39,6 +40,9 @@ public enum ReportRendering {
     ///     completed: target reached in the first launch, verification passed
     ///     plan notes -> v5 on device default, runner per_step, 1 launch, 1.2 s
     ///       v1  create notes          applied      12 ms   peak 8.0 KiB
+    ///
+    /// Names and messages from the plan and the database are `TerminalText` fields: no
+    /// control character of theirs reaches the terminal.
     public static func text(_ report: Report) -> String {
         var lines: [String] = []
         lines.append("\(report.outcome.rawValue): \(report.outcome.meaning)")
@@ -56,7 +60,7 @@ public enum ReportRendering {
         if launchCount > 1 || report.launches.contains(where: { $0.ended != .finished }) {
             for launch in report.launches {
                 let from = launch.fromVersion.map { "v\($0)" } ?? "?"
-                let id = launch.fromID.map { " (\"\($0)\")" } ?? ""
+                let id = launch.fromID.map { " (\"\(TerminalText.field($0))\")" } ?? ""
                 let reached = launch.reachedVersion.map { "v\($0)" } ?? "?"
                 let undone = launch.rolledBack ? ", uncommitted work rolled back" : ""
                 lines.append(
@@ -64,9 +68,10 @@ public enum ReportRendering {
                         + "\(duration(ms: launch.elapsedMs))\(undone)")
             }
         }
-        let nameWidth = min(40, report.steps.map(\.name.count).max() ?? 0)
-        for step in report.steps {
-            let name = step.name.count > nameWidth ? String(step.name.prefix(nameWidth - 1)) + "~" : step.name
+        let names = report.steps.map { TerminalText.field($0.name) }
+        let nameWidth = min(40, names.map(\.count).max() ?? 0)
+        for (step, fullName) in zip(report.steps, names) {
+            let name = fullName.count > nameWidth ? String(fullName.prefix(nameWidth - 1)) + "~" : fullName
             let padded = name + String(repeating: " ", count: max(0, nameWidth - name.count))
             let time = step.elapsedMs.map { duration(ms: $0) } ?? "-"
             let peak = step.peakBytes.map { ByteCount.text($0) } ?? "-"
@@ -83,22 +88,26 @@ public enum ReportRendering {
             let step = warning.step.map { " (step \($0))" } ?? ""
             lines.append("warning \(warning.code)\(step): \(warning.message)")
         }
-        return lines.joined(separator: "\n") + "\n"
+        return lines.map(TerminalText.field).joined(separator: "\n") + "\n"
     }
 
     // MARK: - JUnit
 
-    /// One `testsuite` for the job, one `testcase` per step and one for the outcome;
-    /// a step that did not apply and an outcome other than `completed` are failures
-    /// carrying the outcome and the failure's message.
-    public static func junit(_ report: Report) -> String {
+    /// One `testsuite` for the job, one `testcase` per step and launch it ran in (so that a
+    /// step cut by a kill and applied in the next launch is two cases, each named for its
+    /// launch: `v4 title required (launch 1)`), and one for the outcome. A step that did
+    /// not apply and an outcome other than `completed` are failures whose message says what
+    /// happened (`StepFailureText`).
+    public static func junit(_ report: Report, plan: Plan? = nil) -> String {
         let suiteName = "preflight.\(report.plan.name)"
         let completed = report.outcome == .completed
         var cases: [String] = []
         var failures = 0
         var skipped = 0
         for step in report.steps {
-            let name = "v\(step.version) \(step.name)"
+            // Every step that ran has its launch; one that did not is skipped.
+            let run = step.launch.map { "launch \($0)" } ?? (step.status == .skipped ? "not run" : step.status.rawValue)
+            let name = "v\(step.version) \(step.name) (\(run))"
             let time = seconds(ms: step.elapsedMs ?? 0)
             var body = ""
             switch step.status {
@@ -106,12 +115,12 @@ public enum ReportRendering {
                 break
             case .skipped:
                 skipped += 1
-                body = "<skipped/>"
+                body = "<skipped message=\"\(xml(StepFailureText.message(for: step, in: report, plan: plan)))\"/>"
             case .failed, .refused, .interrupted:
                 failures += 1
-                let message = report.failure.flatMap { $0.step == step.version ? $0.message : nil } ?? step.status.rawValue
-                body = "<failure type=\"\(xml(report.outcome.rawValue))\" message=\"\(xml(message))\">"
-                    + "\(xml("step \(step.status.rawValue); outcome \(report.outcome.rawValue): \(message)"))</failure>"
+                let message = StepFailureText.message(for: step, in: report, plan: plan)
+                body = "<failure type=\"\(xml(step.status.rawValue))\" message=\"\(xml(message))\">"
+                    + "\(xml("step \(step.status.rawValue)\(step.launch.map { " in launch \($0)" } ?? ""): \(message)\noutcome \(report.outcome.rawValue): \(report.failure?.message ?? report.outcome.meaning)"))</failure>"
             }
             cases.append(
                 "    <testcase classname=\"\(xml(suiteName))\" name=\"\(xml(name))\" time=\"\(time)\""
@@ -121,8 +130,9 @@ public enum ReportRendering {
         if !completed {
             failures += 1
             let message = report.failure?.message ?? report.outcome.meaning
+            let detail = report.failure.map { "\n\($0.message)" } ?? ""
             outcomeBody = "<failure type=\"\(xml(report.outcome.rawValue))\" message=\"\(xml(message))\">"
-                + "\(xml("\(report.outcome.rawValue): \(report.outcome.meaning)\n\(message)"))</failure>"
+                + "\(xml("\(report.outcome.rawValue): \(report.outcome.meaning)\(detail)"))</failure>"
         }
         cases.append(
             "    <testcase classname=\"\(xml(suiteName))\" name=\"outcome\" time=\"\(seconds(ms: report.timings.totalMs))\""

@@ -33,6 +33,14 @@ final class ChildProcess {
         defer { posix_spawn_file_actions_destroy(&actions) }
         posix_spawn_file_actions_adddup2(&actions, pipeEnds[1], 1)
         posix_spawn_file_actions_addopen(&actions, 0, "/dev/null", O_RDONLY, 0)
+        // A process group of its own: a Ctrl-C at the terminal goes to the parent alone,
+        // which decides what becomes of its workers (a run removes its job, a server
+        // drains), instead of killing them behind its back.
+        var attributes = posix_spawnattr_t()
+        posix_spawnattr_init(&attributes)
+        defer { posix_spawnattr_destroy(&attributes) }
+        posix_spawnattr_setpgroup(&attributes, 0)
+        posix_spawnattr_setflags(&attributes, Int16(POSIX_SPAWN_SETPGROUP))
 
         let argv = ([executable] + arguments).map { strdup($0) } + [nil]
         let envp = environment.map { strdup("\($0.key)=\($0.value)") } + [nil]
@@ -42,7 +50,7 @@ final class ChildProcess {
         }
         var child: pid_t = 0
         startedAt = ContinuousClock.now
-        let code = posix_spawn(&child, executable, &actions, nil, argv, envp)
+        let code = posix_spawn(&child, executable, &actions, &attributes, argv, envp)
         close(pipeEnds[1])
         guard code == 0 else {
             close(pipeEnds[0])

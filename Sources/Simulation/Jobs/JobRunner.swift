@@ -180,6 +180,7 @@ private struct JobRun {
         for number in 1...max(1, job.options.launches) {
             if launcher.cancellation.isCancelled { return stopAfterMigration(.failed, cancelledFailure) }
             let run: WorkerLauncher.Run
+            var progressLine = ProgressLine(launch: number, plan: job.plan, inputTables: input.tables)
             do {
                 run = try launcher.run(
                     .migrate, extraArguments: ["--launch", String(number)], watchdogMs: job.options.watchdogMs,
@@ -188,7 +189,7 @@ private struct JobRun {
                         // again (LaunchRecord), so a line skipped here is not lost.
                         guard let progress,
                             let event = try? JSONDecoder().decode(MigrationEvent.self, from: Data(line)),
-                            let text = ProgressLine.describe(event, launch: number, runner: runner)
+                            let text = progressLine.describe(event)
                         else { return }
                         progress(text)
                     })

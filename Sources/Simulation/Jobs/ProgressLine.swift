@@ -1,24 +1,66 @@
 import Foundation
 import MigrationCore
 
-/// The one-line-per-step progress a person sees on stderr while a job runs.
-enum ProgressLine {
-    static func describe(_ event: MigrationEvent, launch: Int, runner: Runner) -> String? {
-        let step = "step \(event.version ?? 0)\(event.name.map { " \"\($0)\"" } ?? "")"
+/// The progress a person sees on stderr while a job runs: a line when a step settles, and
+/// during a long chunked step a line about once a second (by the worker's own clock, the
+/// events' `at_ms`), such as
+///
+///     launch 1: step 4 rebuild notes 412,000/1,000,000 rows (41%), 1.8 s
+///
+/// One value per launch: it remembers when the running step started and when it last
+/// said something.
+struct ProgressLine {
+    /// The least time between two lines about one step's batches.
+    static let batchIntervalMs = 1000
+
+    let launch: Int
+    let plan: Plan
+    /// The input's row counts: the totals of the chunked steps.
+    let inputTables: [String: Int64]?
+    private var stepStartedAtMs: Int?
+    private var lastLineAtMs: Int?
+    /// The running step's name: only its `step_started` event carries it.
+    private var stepName: String?
+
+    init(launch: Int, plan: Plan, inputTables: [String: Int64]?) {
+        self.launch = launch
+        self.plan = plan
+        self.inputTables = inputTables
+    }
+
+    mutating func describe(_ event: MigrationEvent) -> String? {
+        if event.event == .stepStarted { stepName = event.name }
+        let step = "step \(event.version ?? 0)\((event.name ?? stepName).map { " \"\($0)\"" } ?? "")"
         switch event.event {
+        case .stepStarted:
+            stepStartedAtMs = event.atMs
+            lastLineAtMs = event.atMs
+            return nil
+        case .batchCommitted:
+            guard let at = event.atMs, let rows = event.rows, let version = event.version,
+                let definition = plan.step(version: version), let work = ChunkedWork(definition, inputTables: inputTables)
+            else { return nil }
+            guard let last = lastLineAtMs else {
+                lastLineAtMs = at
+                return nil
+            }
+            guard at - last >= Self.batchIntervalMs else { return nil }
+            lastLineAtMs = at
+            let elapsed = String(format: "%.1f s", Double(at - (stepStartedAtMs ?? at)) / 1000)
+            return "launch \(launch): step \(version) \(definition.action.kind.rawValue) \(work.table) \(work.progress(rows: rows)), \(elapsed)"
         case .stepFinished:
             // Under a runner that records the version after the path, nothing is durable yet.
-            let done = runner.commitsEachStep ? "applied" : "done (not committed yet)"
+            let done = plan.runner.commitsEachStep ? "applied" : "done (not committed yet)"
             var text = "launch \(launch): \(step) \(done) in \(event.elapsedMs ?? 0) ms"
             if let cost = event.costClass { text += " (\(cost.rawValue))" }
             if let rows = event.rows { text += ", \(rows) rows" }
             if let peak = event.space?.peakBytes { text += ", peak \(ByteCount.text(peak))" }
             return text
         case .versionCommitted:
-            return "launch \(launch): version \(event.userVersion ?? 0) committed (runner \(runner.rawValue))"
+            return "launch \(launch): version \(event.userVersion ?? 0) committed (runner \(plan.runner.rawValue))"
         case .stepFailed:
             return "launch \(launch): \(event.version == nil ? "stopped" : step): \(event.stop?.rawValue ?? "failed"): \(event.failure?.message ?? "")"
-        default:
+        case .opened, .statementStarted, .finished:
             return nil
         }
     }

@@ -7,51 +7,60 @@ import MigrationCore
 /// parent (the CLI or the server) never does: a hostile file can crash a worker, never
 /// the service.
 ///
-///     preflight worker inspect|migrate|verify --job DIR --parent PID [--final-only]
+///     preflight worker inspect|migrate|verify --job DIR --parent PID [--launch N] [--final-only]
 ///
+/// (read by the command line parser of every other command, `WorkerCommand`, into an `Invocation`).
 /// `inspect` counts the input's rows before anything runs; `migrate` is one launch of
 /// the app (events as JSON lines on stdout); `verify` checks the migrated file and
 /// folds its WAL into the main file.
 public enum Worker {
-    public enum Task: String { case inspect, migrate, verify }
+    public enum Task: String, Sendable, CaseIterable { case inspect, migrate, verify }
 
     /// The environment variable that carries a test-only `FaultInjection` specification.
     public static let faultVariable = "PREFLIGHT_TEST_FAULT"
 
-    public static func main(_ arguments: [String]) -> Int32 {
-        guard let taskName = arguments.first, let task = Task(rawValue: taskName),
-            let directory = value(of: "--job", in: arguments).map(JobDirectory.init(existingAt:)),
-            let parent = value(of: "--parent", in: arguments).flatMap({ pid_t($0) })
-        else {
-            FileHandle.standardError.write(Data("usage: preflight worker inspect|migrate|verify --job DIR --parent PID\n".utf8))
-            return 2
+    /// What the parent asked of this worker (`preflight worker TASK --job DIR --parent PID ...`).
+    public struct Invocation: Sendable {
+        public var task: Task
+        public var jobDirectory: String
+        /// The process that started this worker: the worker dies with it.
+        public var parentPID: pid_t
+        /// Which launch of the app this is (`migrate`).
+        public var launch: Int
+        /// `verify` of a run that stopped short of its target: the state only.
+        public var finalOnly: Bool
+
+        public init(task: Task, jobDirectory: String, parentPID: pid_t, launch: Int, finalOnly: Bool) {
+            self.task = task
+            self.jobDirectory = jobDirectory
+            self.parentPID = parentPID
+            self.launch = launch
+            self.finalOnly = finalOnly
         }
-        WorkerSandbox.apply(parentPID: parent, jobDirectory: directory.path)
+    }
+
+    public static func main(_ invocation: Invocation) -> Int32 {
+        let directory = JobDirectory(existingAt: invocation.jobDirectory)
+        WorkerSandbox.apply(parentPID: invocation.parentPID, jobDirectory: directory.path)
         do {
             let instructions = try JSONDecoder().decode(
                 WorkerInstructions.self,
                 from: Data(contentsOf: URL(fileURLWithPath: directory.workerInstructions)))
             let plan = try PlanDecoder.decode(Array(instructions.plan.utf8))
-            switch task {
+            switch invocation.task {
             case .inspect:
                 EventWriter.write(inspect(directory.work.path, plan: plan))
             case .migrate:
-                let launch = value(of: "--launch", in: arguments).flatMap { Int($0) } ?? 1
-                try migrate(directory, plan: plan, instructions: instructions, launch: launch)
+                try migrate(directory, plan: plan, instructions: instructions, launch: invocation.launch)
             case .verify:
-                let finalOnly = arguments.contains("--final-only")
-                EventWriter.write(try verify(directory, plan: plan, instructions: instructions, finalOnly: finalOnly))
+                EventWriter.write(
+                    try verify(directory, plan: plan, instructions: instructions, finalOnly: invocation.finalOnly))
             }
             return 0
         } catch {
             FileHandle.standardError.write(Data("preflight worker: \(error)\n".utf8))
             return 1
         }
-    }
-
-    private static func value(of option: String, in arguments: [String]) -> String? {
-        guard let index = arguments.firstIndex(of: option), index + 1 < arguments.count else { return nil }
-        return arguments[index + 1]
     }
 
     // MARK: - Tasks

@@ -1,0 +1,34 @@
+/// `preflight`: reads the command and hands the rest of the command line to it. Each
+/// command's own syntax reads its flags; this level knows only `--help` and `--version`.
+public enum PreflightCommand {
+    static let syntax = CommandSyntax(
+        command: "preflight", flags: [], operands: 0...Int.max, operandName: "a command (run, serve, plan import)", operandIsSubcommand: true,
+        usage: """
+            usage: preflight COMMAND [options]
+
+            commands:
+              run          rehearse a migration plan on a copy of a database; print the report
+              serve        start the HTTP service
+              plan import  write a plan from an app's own migration files (SQLDelight, Flyway, numbered SQL)
+              worker       internal: one process of a rehearsal, started by run and serve
+
+            'preflight COMMAND --help' shows a command's options; 'preflight --version' the versions
+            of Preflight and of the SQLite it runs.
+            """)
+
+    /// Runs the command line (without the program's name); answers the exit status.
+    /// `executable` is this program's path: the workers are this same binary.
+    public static func main(_ arguments: [String], executable: String) -> Int32 {
+        CommandLineAnswer.run(syntax, arguments) { parsed throws(UsageError) in
+            guard let command = parsed.operands.first else { throw UsageError("\(syntax.operandName) is missing") }
+            let rest = Array(parsed.operands.dropFirst())
+            switch command {
+            case "run": return RunCommand.main(rest, workerExecutable: executable)
+            case "serve": return ServeCommand.main(rest, workerExecutable: executable)
+            case "plan": return PlanCommand.main(rest)
+            case "worker": return WorkerCommand.main(rest)
+            default: throw UsageError("unknown command \"\(command)\"; the commands are run, serve, plan import")
+            }
+        }
+    }
+}

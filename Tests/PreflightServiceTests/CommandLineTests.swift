@@ -1,0 +1,256 @@
+import CSQLite
+import Foundation
+import Testing
+import TestSupport
+import PreflightService
+
+/// Every command of the real binary reads its command line the same way: `--help`,
+/// `--version`, unknown, incomplete and repeated flags, `--flag=value` and `--`. Each
+/// run is bounded, so that a command that wrongly starts a server fails instead of hanging.
+@Suite struct CommandLineTests {
+    /// Each command, a flag of it that takes a value, and what `--help` starts with.
+    static let commands: [(words: [String], valueFlag: String?)] = [
+        ([], nil), (["run"], "--db"), (["serve"], "--config"), (["worker"], "--job"), (["plan"], nil),
+        (["plan", "import"], "--from"),
+    ]
+
+    static var commandWords: [[String]] { commands.map(\.words) }
+
+    private func name(_ words: [String]) -> String { (["preflight"] + words).joined(separator: " ") }
+
+    @Test(arguments: commandWords)
+    func helpPrintsTheUsageOnStdout(words: [String]) throws {
+        for flag in ["--help", "-h"] {
+            let result = try BoundedRun.preflight(words + [flag])
+            #expect(result.status == 0, "\(name(words)) \(flag): \(result.stderr)")
+            #expect(result.stdout.hasPrefix("usage: preflight"), "\(name(words)) \(flag): \(result.stdout)")
+            #expect(result.stderr.isEmpty)
+        }
+    }
+
+    @Test(arguments: commandWords)
+    func versionNamesPreflightAndItsSQLite(words: [String]) throws {
+        let result = try BoundedRun.preflight(words + ["--version"])
+        #expect(result.status == 0, "\(result.stderr)")
+        #expect(result.stdout == "preflight \(Version.preflight)\nSQLite \(String(cString: sqlite3_libversion()))\n")
+    }
+
+    @Test(arguments: commandWords)
+    func anUnknownFlagIsNamedAndExitsTwo(words: [String]) throws {
+        for form in [["--bogus"], ["--bogus=1"], ["--bogus", "value"]] {
+            let result = try BoundedRun.preflight(words + form)
+            #expect(result.status == 2, "\(name(words)) \(form)")
+            #expect(result.stderr.hasPrefix("\(name(words)): unknown option --bogus\n"), "\(result.stderr)")
+            #expect(result.stdout.isEmpty)
+        }
+    }
+
+    @Test(arguments: commands.compactMap { command in command.valueFlag.map { [command.words, [$0]] } })
+    func aFlagWithoutItsValueIsNamed(pair: [[String]]) throws {
+        let (words, flag) = (pair[0], pair[1][0])
+        let result = try BoundedRun.preflight(words + [flag])
+        #expect(result.status == 2)
+        #expect(result.stderr.hasPrefix("\(name(words)): option \(flag) needs a value\n"), "\(result.stderr)")
+    }
+
+    /// `--flag=value` is the same as `--flag value`, and after `--` nothing is a flag: for
+    /// every command, a message that quotes what was read shows it.
+    @Test(arguments: [
+        (["run", "--db=/nonexistent/v1.db", "--plan=Config/plans/notes.json"], "preflight run: cannot read the database file /nonexistent/v1.db"),
+        (["run", "--db", "/nonexistent/v1.db", "--", "--plan", "x"], "preflight run: unexpected argument \"--plan\""),
+        (["serve", "--config=/nonexistent/p.json"], "/nonexistent/p.json"),
+        (["serve", "--", "--config", "x"], "preflight serve: unexpected argument \"--config\""),
+        (["worker", "migrate", "--job=/nonexistent", "--parent=me"], "preflight worker: --parent must be a process id, got \"me\""),
+        (["worker", "--", "--job"], "preflight worker: unknown task \"--job\""),
+        (["plan", "import", "--from=liquibase", "x"], "preflight plan import: --from must be sqldelight, flyway, sql-dir, got \"liquibase\""),
+        (["plan", "import", "--from", "flyway", "--", "--name"], "preflight plan import: cannot import --name: "),
+        (["--", "--version"], "preflight: unknown command \"--version\""),
+    ])
+    func joinedValuesAndDoubleDashAreRead(arguments: [String], said: String) throws {
+        let result = try BoundedRun.preflight(arguments)
+        #expect(result.status == 2)
+        #expect(result.stderr.contains(said), "\(arguments): \(result.stderr)")
+    }
+
+    @Test func serveIgnoresNothing() throws {
+        for arguments in [["serve", "--bogus"], ["serve", "--config"], ["serve", "extra"], ["serve", "--config", "a", "--config", "b"]] {
+            let result = try BoundedRun.preflight(arguments)
+            #expect(result.status == 2, "\(arguments) started or passed: \(result.stdout)")
+            #expect(!result.stdout.contains("listening on"))
+        }
+        let missing = try BoundedRun.preflight(["serve", "--config=/nonexistent/preflight.json"])
+        #expect(missing.status == 2)
+        #expect(missing.stderr.contains("/nonexistent/preflight.json"), "the joined value was not read: \(missing.stderr)")
+    }
+
+    @Test func runReadsJoinedValuesAndStopsAtDoubleDash() throws {
+        let directory = TemporaryDirectory("cli")
+        let database = try NotesHistory.database(version: 5, rows: 10, at: directory.file("v5.db"))
+        let text = try BoundedRun.preflight(["run", "--db=" + database, "--plan=Config/plans/notes.json", "--format=text"])
+        #expect(text.status == 0, "\(text.stderr)")
+        #expect(text.stdout.hasPrefix("completed: "))
+        let afterDashes = try BoundedRun.preflight(["run", "--db", database, "--", "--plan", "Config/plans/notes.json"])
+        #expect(afterDashes.status == 2)
+        #expect(afterDashes.stderr.hasPrefix("preflight run: unexpected argument \"--plan\"\n"), "\(afterDashes.stderr)")
+        let twice = try BoundedRun.preflight(["run", "--db", database, "--db", database, "--plan", "Config/plans/notes.json"])
+        #expect(twice.stderr.hasPrefix("preflight run: option --db is given twice\n"))
+    }
+
+    /// The resolver's options are named as the flags the user typed, not as its keys.
+    @Test func runOptionMessagesNameTheFlag() throws {
+        let directory = TemporaryDirectory("cli")
+        let database = try NotesHistory.database(version: 1, rows: 10, at: directory.file("v1.db"))
+        for (flag, value) in [("--watchdog-ms", "soon"), ("--free-bytes", "lots"), ("--space-check", "maybe"), ("--launches", "0")] {
+            let result = try BoundedRun.preflight(["run", "--db", database, "--plan", "Config/plans/notes.json", flag, value])
+            #expect(result.status == 2)
+            #expect(result.stderr.hasPrefix("preflight run: \(flag) must be"), "\(result.stderr)")
+            let key = String(flag.dropFirst(2)).replacingOccurrences(of: "-", with: "_")
+            #expect(key == String(flag.dropFirst(2)) || !result.stderr.contains(key), "\(result.stderr)")
+        }
+    }
+
+    @Test func workerTasksAndNumbersAreChecked() throws {
+        let unknown = try BoundedRun.preflight(["worker", "frobnicate", "--job", "/nonexistent", "--parent", "1"])
+        #expect(unknown.status == 2)
+        #expect(unknown.stderr.hasPrefix("preflight worker: unknown task \"frobnicate\""))
+        let parent = try BoundedRun.preflight(["worker", "migrate", "--job", "/nonexistent", "--parent", "me"])
+        #expect(parent.stderr.hasPrefix("preflight worker: --parent must be a process id, got \"me\""))
+        let switchValue = try BoundedRun.preflight(["worker", "verify", "--final-only=yes"])
+        #expect(switchValue.stderr.hasPrefix("preflight worker: option --final-only takes no value"))
+    }
+
+    @Test func unknownCommandsAndSubcommandsAreNamed() throws {
+        let command = try BoundedRun.preflight(["frobnicate"])
+        #expect(command.status == 2)
+        #expect(command.stderr.hasPrefix("preflight: unknown command \"frobnicate\""))
+        let subcommand = try BoundedRun.preflight(["plan", "export"])
+        #expect(subcommand.status == 2)
+        #expect(subcommand.stderr.hasPrefix("preflight plan: unknown subcommand \"export\""))
+        let nothing = try BoundedRun.preflight([])
+        #expect(nothing.status == 2)
+        #expect(nothing.stderr.hasPrefix("preflight: a command"))
+    }
+
+    /// `serve --config FILE` and `--config=FILE` both apply the file: its tokens guard `/v1/*`.
+    @Test(arguments: [false, true])
+    func serveAppliesTheConfigurationItIsGiven(joined: Bool) throws {
+        let directory = TemporaryDirectory("serve-config")
+        for folder in ["jobs", "plans", "devices"] {
+            try FileManager.default.createDirectory(atPath: directory.file(folder), withIntermediateDirectories: true)
+        }
+        let configuration = directory.file("Config/preflight.json")
+        try FileManager.default.createDirectory(atPath: directory.file("Config"), withIntermediateDirectories: true)
+        try Data("""
+            {"bind": "127.0.0.1", "port": 0, "job_dir": "jobs", "plans_dir": "plans", "devices_dir": "devices",
+             "tokens": ["secret-token"]}
+            """.utf8).write(to: URL(fileURLWithPath: configuration))
+        let server = try BoundedRun.Background(
+            ["serve"] + (joined ? ["--config=" + configuration] : ["--config", configuration]), in: directory)
+        defer { server.stop() }
+        let port = try #require(server.waitForPort(), "no listening line: \(server.stderr)")
+        #expect(curl("http://127.0.0.1:\(port)/v1/plans", []).status == 401)
+        #expect(curl("http://127.0.0.1:\(port)/v1/plans", ["-H", "Authorization: Bearer secret-token"]).status == 200)
+    }
+}
+
+/// The real binary, with a time limit: a command that should answer at once but starts
+/// serving instead is killed and reported, not waited for.
+enum BoundedRun {
+    struct Result {
+        var status: Int32
+        var stdout: String
+        var stderr: String
+    }
+
+    struct Timeout: Error, CustomStringConvertible {
+        var arguments: [String]
+        var description: String { "preflight \(arguments.joined(separator: " ")) was still running after its time limit" }
+    }
+
+    static func preflight(_ arguments: [String], environment: [String: String] = [:], seconds: Double = 60) throws -> Result {
+        let directory = TemporaryDirectory("bounded")
+        let process = Process()
+        process.executableURL = URL(fileURLWithPath: PreflightProcess.executable)
+        process.arguments = arguments
+        process.currentDirectoryURL = URL(fileURLWithPath: Repository.root)
+        process.environment = ProcessInfo.processInfo.environment.merging(environment) { $1 }
+        let (out, err) = (directory.file("stdout"), directory.file("stderr"))
+        for path in [out, err] { _ = FileManager.default.createFile(atPath: path, contents: nil) }
+        process.standardOutput = FileHandle(forWritingAtPath: out)
+        process.standardError = FileHandle(forWritingAtPath: err)
+        try process.run()
+        let deadline = Date(timeIntervalSinceNow: seconds)
+        while process.isRunning, Date() < deadline { Thread.sleep(forTimeInterval: 0.02) }
+        if process.isRunning {
+            kill(process.processIdentifier, SIGKILL)
+            process.waitUntilExit()
+            throw Timeout(arguments: arguments)
+        }
+        return Result(
+            status: process.terminationStatus, stdout: (try? String(contentsOfFile: out, encoding: .utf8)) ?? "",
+            stderr: (try? String(contentsOfFile: err, encoding: .utf8)) ?? "")
+    }
+
+    /// A command left running (a server, a long rehearsal), its output going to files.
+    final class Background {
+        let process = Process()
+        let stdoutPath: String
+        let stderrPath: String
+
+        init(_ arguments: [String], in directory: TemporaryDirectory, environment: [String: String] = [:]) throws {
+            stdoutPath = directory.file("background.stdout")
+            stderrPath = directory.file("background.stderr")
+            for path in [stdoutPath, stderrPath] { _ = FileManager.default.createFile(atPath: path, contents: nil) }
+            process.executableURL = URL(fileURLWithPath: PreflightProcess.executable)
+            process.arguments = arguments
+            process.currentDirectoryURL = URL(fileURLWithPath: directory.path)
+            process.environment = ProcessInfo.processInfo.environment.merging(environment) { $1 }
+            process.standardOutput = FileHandle(forWritingAtPath: stdoutPath)
+            process.standardError = FileHandle(forWritingAtPath: stderrPath)
+            try process.run()
+        }
+
+        var stdout: String { (try? String(contentsOfFile: stdoutPath, encoding: .utf8)) ?? "" }
+        var stderr: String { (try? String(contentsOfFile: stderrPath, encoding: .utf8)) ?? "" }
+
+        /// Polls every 20 ms, at most `seconds`, until `condition` holds; answers whether it did.
+        func eventually(seconds: Double = 30, _ condition: () -> Bool) -> Bool {
+            let deadline = Date(timeIntervalSinceNow: seconds)
+            while Date() < deadline {
+                if condition() { return true }
+                if !process.isRunning { return condition() }
+                Thread.sleep(forTimeInterval: 0.02)
+            }
+            return condition()
+        }
+
+        /// The port of the `listening on http://...:PORT` line on stdout.
+        func waitForPort() -> Int? {
+            var port: Int?
+            _ = eventually {
+                port = stdout.split(separator: "\n").first { $0.hasPrefix("listening on http://") }
+                    .flatMap { $0.split(separator: ":").last }.flatMap { Int($0) }
+                return port != nil
+            }
+            return port
+        }
+
+        /// Sends `signal` and waits (at most 60 s) for the exit; answers the exit status, or nil
+        /// when it had to be killed.
+        @discardableResult
+        func stop(signal: Int32 = SIGTERM) -> Int32? {
+            guard process.isRunning else { return process.terminationStatus }
+            kill(process.processIdentifier, signal)
+            let deadline = Date(timeIntervalSinceNow: 60)
+            while process.isRunning, Date() < deadline { Thread.sleep(forTimeInterval: 0.02) }
+            guard !process.isRunning else {
+                kill(process.processIdentifier, SIGKILL)
+                process.waitUntilExit()
+                return nil
+            }
+            return process.terminationStatus
+        }
+
+        deinit { stop(signal: SIGKILL) }
+    }
+}

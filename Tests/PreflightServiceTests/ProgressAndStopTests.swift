@@ -1,0 +1,94 @@
+import Foundation
+import Testing
+import TestSupport
+import MigrationCore
+@testable import Simulation
+
+/// What `preflight run` says while a long step runs, and how it ends when it is stopped.
+@Suite struct ProgressAndStopTests {
+    // MARK: - Progress lines, by the events' own clock
+
+    private func event(_ kind: MigrationEvent.Kind, version: Int = 4, at: Int, rows: Int64? = nil) -> MigrationEvent {
+        var event = MigrationEvent(kind, version: version)
+        event.atMs = at
+        event.rows = rows
+        return event
+    }
+
+    @Test func aChunkedStepSaysHowFarItIsAboutOnceASecond() throws {
+        var lines = ProgressLine(launch: 2, plan: try NotesHistory.plan(), inputTables: ["notes": 10_000])
+        let events = [
+            event(.stepStarted, at: 0), event(.batchCommitted, at: 300, rows: 500), event(.batchCommitted, at: 900, rows: 1_500),
+            event(.batchCommitted, at: 1_200, rows: 2_000), event(.batchCommitted, at: 1_900, rows: 3_000),
+            event(.batchCommitted, at: 2_300, rows: 4_120), event(.batchCommitted, at: 2_400, rows: 4_200),
+        ]
+        let said = events.compactMap { lines.describe($0) }
+        #expect(said == [
+            "launch 2: step 4 rebuild notes 2,000/10,000 rows (20%), 1.2 s",
+            "launch 2: step 4 rebuild notes 4,120/10,000 rows (41%), 2.3 s",
+        ])
+        // A new step starts its own clock.
+        #expect(lines.describe(event(.stepStarted, version: 6, at: 5_000)) == nil)
+        #expect(lines.describe(event(.batchCommitted, version: 6, at: 6_000, rows: 10_000)) == "launch 2: step 6 backfill notes 10,000/10,000 rows (100%), 1.0 s")
+    }
+
+    @Test func aTableTheInputLacksHasNoTotal() throws {
+        var lines = ProgressLine(launch: 1, plan: try NotesHistory.plan(), inputTables: [:])
+        _ = lines.describe(event(.stepStarted, at: 0))
+        #expect(lines.describe(event(.batchCommitted, at: 1_000, rows: 1_234_567)) == "launch 1: step 4 rebuild notes 1,234,567 rows, 1.0 s")
+        // An sql step has no batches to speak of.
+        #expect(lines.describe(event(.batchCommitted, version: 2, at: 9_000, rows: 5)) == nil)
+    }
+
+    // MARK: - A real run kept busy, stopped by a real signal
+
+    /// A rebuild of 60,000 rows in batches of 10: thousands of commits, each with its syncs.
+    static let busyPlan = """
+        {"name": "busy", "steps": [
+          {"version": 1, "name": "create items", "sql": "CREATE TABLE items(id INTEGER PRIMARY KEY, label TEXT NOT NULL)"},
+          {"version": 2, "name": "label required and shorter",
+           "rebuild": {"table": "items", "columns": "id INTEGER PRIMARY KEY, label TEXT NOT NULL CHECK (length(label) < 40)",
+                       "select": "id, substr(label, 1, 39)", "batch_rows": 10}}]}
+        """
+
+    @Test(arguments: [SIGINT, SIGTERM])
+    func aStoppedRunRemovesItsJobAndItsWorkers(signal: Int32) throws {
+        let directory = TemporaryDirectory("stop")
+        let temporary = directory.file("tmp")
+        try FileManager.default.createDirectory(atPath: temporary, withIntermediateDirectories: true)
+        let plan = directory.file("busy.json")
+        try Data(Self.busyPlan.utf8).write(to: URL(fileURLWithPath: plan))
+        let database = try FixtureDatabase.create(
+            at: directory.file("items.db"),
+            sql: "CREATE TABLE items(id INTEGER PRIMARY KEY, label TEXT NOT NULL); PRAGMA user_version = 1; \(series(60_000)) INSERT INTO items SELECT value, 'item number ' || value FROM series;")
+        let before = FixtureDatabase.sha256(of: database)
+
+        let run = try BoundedRun.Background(
+            ["run", "--db", database, "--plan", plan], in: directory, environment: ["TMPDIR": temporary + "/"])
+        // Busy: the copy has said how far it is at least once.
+        let progress = try Regex(#"launch 1: step 2 rebuild items [0-9,]+/60,000 rows \([0-9]+%\), [0-9.]+ s"#)
+        #expect(run.eventually(seconds: 120) { run.stderr.contains(progress) }, "no progress line: \(run.stderr)")
+        let jobs = try FileManager.default.contentsOfDirectory(atPath: temporary)
+        #expect(jobs.count == 1, "\(jobs)")
+        let job = temporary + "/" + (jobs.first ?? "")
+        #expect(!Self.processes(mentioning: job).isEmpty, "no worker is running the job")
+
+        let status = run.stop(signal: signal)
+        #expect(status == 128 + signal, "\(run.stderr)")
+        #expect(run.stderr.contains("preflight run: stopped by \(signal == SIGINT ? "SIGINT" : "SIGTERM")"))
+        #expect(run.stdout.isEmpty, "a report was printed for a stopped run")
+        #expect(try FileManager.default.contentsOfDirectory(atPath: temporary).isEmpty, "the job directory is left")
+        #expect(Self.processes(mentioning: job).isEmpty, "a worker outlived the run")
+        #expect(FixtureDatabase.sha256(of: database) == before)
+    }
+
+    /// Processes whose command line names `text` (a worker names its job directory).
+    static func processes(mentioning text: String) -> [String] {
+        let entries = (try? FileManager.default.contentsOfDirectory(atPath: "/proc")) ?? []
+        return entries.filter { $0.allSatisfy(\.isNumber) }.compactMap { pid in
+            guard let data = FileManager.default.contents(atPath: "/proc/\(pid)/cmdline") else { return nil }
+            let line = String(decoding: data.map { $0 == 0 ? 0x20 : $0 }, as: UTF8.self)
+            return line.contains(text) ? pid : nil
+        }
+    }
+}
