@@ -11,13 +11,14 @@
 # ---- build: the official Swift image on Debian 12 (bookworm), the toolchain CI uses ----
 FROM swift:6.3.1-bookworm AS build
 
-# The two system libraries the package links (Package.swift: CSQLite, CMicroHTTPD).
+# The three system libraries the package links (Package.swift: CSQLite, CMicroHTTPD, CNettle).
 # Unpinned on purpose: bookworm is a stable release whose security updates replace versions.
 # hadolint ignore=DL3008
 RUN apt-get update \
     && DEBIAN_FRONTEND=noninteractive apt-get install -y --no-install-recommends \
         libsqlite3-dev \
         libmicrohttpd-dev \
+        nettle-dev \
     && rm -rf /var/lib/apt/lists/*
 
 WORKDIR /src
@@ -35,7 +36,8 @@ RUN swift build -c release --static-swift-stdlib --product preflight \
 FROM debian:bookworm-slim
 
 # `ldd preflight` needs libsqlite3.so.0 and libmicrohttpd.so.12 (which brings libgnutls30
-# and its libraries); libstdc++6, libgcc-s1 and libc6 are already part of bookworm-slim.
+# and its libraries, among them libnettle8, whose SHA-256 CNettle links); libstdc++6,
+# libgcc-s1 and libc6 are already part of bookworm-slim.
 # No curl: the HEALTHCHECK below talks HTTP with bash alone.
 # hadolint ignore=DL3008
 RUN apt-get update \

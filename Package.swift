@@ -2,8 +2,8 @@
 import PackageDescription
 
 // Layers, top to bottom (see DESIGN.md): preflight -> PreflightService -> Simulation
-// -> MigrationCore -> CSQLite / CMicroHTTPD. MigrationCore is what an app embeds;
-// Simulation makes a rehearsal a phone (worker launches, kills, the report, the space
+// -> MigrationCore -> CSQLite / CMicroHTTPD / CNettle (SHA-256). MigrationCore is what
+// an app embeds; Simulation makes a rehearsal a phone (worker launches, kills, the report, the space
 // VFS of CSpaceVFS). Nothing here comes from outside the toolchain.
 let package = Package(
     name: "Preflight",
@@ -16,8 +16,8 @@ let package = Package(
         .systemLibrary(name: "CSQLite", path: "Sources/CSQLite"),
         .systemLibrary(name: "CMicroHTTPD", path: "Sources/CMicroHTTPD"),
         .target(name: "CSpaceVFS", dependencies: ["CSQLite"], path: "Sources/CSpaceVFS"),
-        .target(name: "CHash", path: "Sources/CHash"),
-        .target(name: "MigrationCore", dependencies: ["CSQLite", "CHash"]),
+        .systemLibrary(name: "CNettle", path: "Sources/CNettle"),
+        .target(name: "MigrationCore", dependencies: ["CSQLite", "CNettle"]),
         .target(name: "CProcess", path: "Sources/CProcess"),
         .target(name: "CGetopt", path: "Sources/CGetopt"),
         .target(name: "Simulation", dependencies: ["MigrationCore", "CSQLite", "CSpaceVFS", "CProcess"]),

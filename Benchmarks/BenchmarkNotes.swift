@@ -12,6 +12,15 @@ enum BenchmarkNotes {
     static let newColumns =
         "id INTEGER PRIMARY KEY, title TEXT NOT NULL, body TEXT, category TEXT NOT NULL DEFAULT 'none', updated_at INTEGER NOT NULL"
     static let select = "id, coalesce(title, ''), body, 'uncategorized', updated_at"
+    /// The rebuild inside its transaction, as SQLite's 12-step procedure does it: create
+    /// the new table, copy, drop the old, rename, recreate the index.
+    static let rebuildStatements = [
+        "CREATE TABLE new_notes(\(newColumns))",
+        "INSERT INTO new_notes SELECT \(select) FROM notes",
+        "DROP TABLE notes",
+        "ALTER TABLE new_notes RENAME TO notes",
+        "CREATE INDEX idx_notes_updated ON notes(updated_at)",
+    ]
 
     static func makeDatabase(_ path: String, rows: Int, journalMode: String) throws {
         let db = try Connection(path: path, create: true)

@@ -111,11 +111,7 @@ private enum RebuildBench {
             \(mode.synchronous.map { "PRAGMA synchronous = \($0);" } ?? "")
             PRAGMA foreign_keys = OFF;
             BEGIN;
-            CREATE TABLE new_notes(\(BenchmarkNotes.newColumns));
-            INSERT INTO new_notes SELECT \(BenchmarkNotes.select) FROM notes;
-            DROP TABLE notes;
-            ALTER TABLE new_notes RENAME TO notes;
-            CREATE INDEX idx_notes_updated ON notes(updated_at);
+            \(BenchmarkNotes.rebuildStatements.map { $0 + ";" }.joined(separator: "\n"))
             PRAGMA user_version = 2;
             COMMIT;
             """

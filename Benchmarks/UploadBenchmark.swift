@@ -131,7 +131,7 @@ struct BenchError: Error, CustomStringConvertible {
     init(_ description: String) { self.description = description }
 }
 
-private func siblingExecutable(_ name: String) throws -> String {
+func siblingExecutable(_ name: String) throws -> String {
     let me = (try? FileManager.default.destinationOfSymbolicLink(atPath: "/proc/self/exe")) ?? CommandLine.arguments[0]
     let path = (me as NSString).deletingLastPathComponent + "/" + name
     guard FileManager.default.isExecutableFile(atPath: path) else { throw BenchError("no \(path): run swift build") }

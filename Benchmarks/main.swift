@@ -4,10 +4,12 @@
 //     swift run -c release preflight-bench rebuild   # chunked rebuild vs the sqlite3 CLI
 //     swift run -c release preflight-bench space     # a rebuild with and without the space VFS
 //     swift run -c release preflight-bench upload    # upload throughput, memory, /healthz
+//     swift run -c release preflight-bench run       # preflight run vs cp + the sqlite3 CLI
 import Foundation
 
 let benchmarks: [String: ([String]) throws -> Void] = [
     "rebuild": runRebuildBenchmark,
+    "run": runRunBenchmark,
     "space": runSpaceBenchmark,
     "upload": runUploadBenchmark,
 ]

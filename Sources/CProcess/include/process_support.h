@@ -13,6 +13,11 @@ int preflight_set_parent_death_signal(int sig);
 /* pipe2(fds, O_CLOEXEC). Returns 0 or -1 with errno. */
 int preflight_pipe_cloexec(int fds[2]);
 
+/* copy_file_range(in, NULL, out, NULL, count, 0): up to `count` bytes from the current
+** offset of `in` to that of `out`, inside the kernel (a reflink where the filesystem
+** shares extents). Returns the bytes copied, 0 at the end of `in`, or -1 with errno. */
+long preflight_copy_file_range(int in, int out, unsigned long count);
+
 /*
 ** Landlock (Linux 5.13+; no libc wrappers in bookworm's glibc, so syscall(2)): a process
 ** confines its own file access to what its rules grant. Each call returns 0 (or the

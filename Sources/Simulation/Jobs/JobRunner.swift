@@ -1,3 +1,4 @@
+import CProcess
 import Foundation
 import Glibc
 import MigrationCore
@@ -45,6 +46,7 @@ private struct JobRun {
     var space = SpaceReport()
     var warnings: [Warning] = []
     var hasWorkCopy = false
+    var phases = PhaseTimings()
 
     init(job: Job, launcher: WorkerLauncher, progress: ((String) -> Void)?) {
         self.job = job
@@ -66,7 +68,9 @@ private struct JobRun {
         case .invalid(let reason):
             // Best effort: the bytes are already known not to be a database (perhaps not
             // readable at all); the hash only identifies the upload.
+            let hashing = ContinuousClock.now
             input.sha256 = (try? sha256OfFile(job.directory.input.path)) ?? ""
+            phases.hashMs = milliseconds(ContinuousClock.now - hashing)
             return stop(.invalidDatabase, Failure(kind: Failure.Kind.invalidDatabase, message: reason))
         case .empty:
             input.userVersion = 0
@@ -101,6 +105,7 @@ private struct JobRun {
         // 3. What the file holds before anything runs (a worker: this is SQL on the upload).
         if header != .empty {
             let inspected: WorkerReport?
+            let counting = ContinuousClock.now
             do {
                 inspected = try runReportingWorker(.inspect)
             } catch let timeLimit as OutOfJobTime {
@@ -108,6 +113,7 @@ private struct JobRun {
             } catch {
                 return stop(.failed, workerStartFailure(error))
             }
+            phases.countMs = milliseconds(ContinuousClock.now - counting)
             guard let inspection = inspected else {
                 return stop(.invalidDatabase, Failure(
                     kind: Failure.Kind.invalidDatabase, message: "SQLite crashed while reading the file"))
@@ -136,10 +142,13 @@ private struct JobRun {
             input.tables = [:]
         }
         // 4. Launches.
+        let launching = ContinuousClock.now
         let migrated = launchUntilSettled()
+        phases.launchesMs = milliseconds(ContinuousClock.now - launching)
         if let migrated { return migrated }
         // 5. Verification of the target.
         let verification: WorkerReport?
+        let verifying = ContinuousClock.now
         do {
             verification = try runReportingWorker(.verify)
         } catch let timeLimit as OutOfJobTime {
@@ -147,6 +156,7 @@ private struct JobRun {
         } catch {
             return stop(.failed, workerStartFailure(error))
         }
+        phases.verifyMs = milliseconds(ContinuousClock.now - verifying)
         guard let verification, let verified = verification.final else {
             return stop(.failed, Failure(kind: Failure.Kind.workerCrashed, message: "the verification worker crashed"))
         }
@@ -362,6 +372,7 @@ private struct JobRun {
     }
 
     func report(_ outcome: Outcome) -> Report {
+        let reporting = ContinuousClock.now
         var space = self.space
         if let stats = SpaceStats.read(path: job.directory.spaceStats), stats.run.peakTotalBytes > 0 {
             space.peakBytes = stats.run.peakTotalBytes
@@ -373,12 +384,14 @@ private struct JobRun {
         if hasWorkCopy {
             space.finalBytes = workCopyBytes
         }
+        var phases = self.phases
+        phases.reportMs = milliseconds(ContinuousClock.now - reporting)
         return Report(
             jobID: job.id, outcome: outcome, failure: outcome == .completed || outcome == .completedAfterKills ? nil : failure,
             plan: PlanSummary(name: job.plan.name, sha256: job.plan.sha256, targetVersion: target, runner: job.plan.runner),
             options: job.options, input: input, launches: launches, steps: ledger.entries, space: space,
             final: final, warnings: warnings + ledger.warnings,
-            timings: Timings(totalMs: milliseconds(ContinuousClock.now - started), uploadMs: job.uploadMs))
+            timings: Timings(totalMs: milliseconds(ContinuousClock.now - started), uploadMs: job.uploadMs, phases: phases))
     }
 
     /// The least free space with which the run succeeds: the highest point any step
@@ -397,17 +410,27 @@ private struct JobRun {
         (fileSize(job.directory.work.path) ?? 0) + (fileSize(job.directory.work.wal) ?? 0)
     }
 
-    /// Copies the upload (and its WAL) to the work copy, hashing the database on the way.
+    /// Copies the upload (and its WAL) to the work copy inside the kernel, then hashes the
+    /// database (an upload just written, read back from the page cache). One after the other:
+    /// on a 300 MB file the whole `preflight run` took as long as with the hash on a second
+    /// thread during the copy (medians of 10 runs each, 1.91 s and 1.87 s, within the noise
+    /// of a shared 2-core machine), and less than reading, hashing and writing in one
+    /// pass (2.8 s). Each phase's time is its own.
     private mutating func copyInputs() throws {
         let manager = FileManager.default
         let (input, work) = (job.directory.input, job.directory.work)
         for file in work.all where manager.fileExists(atPath: file) {
             try manager.removeItem(atPath: file)
         }
-        self.input.sha256 = try sha256OfFile(input.path, copyingTo: work.path)
+        let copying = ContinuousClock.now
+        try copyFile(input.path, to: work.path)
         if manager.fileExists(atPath: input.wal) {
-            try manager.copyItem(atPath: input.wal, toPath: work.wal)
+            try copyFile(input.wal, to: work.wal)
         }
+        phases.copyMs = milliseconds(ContinuousClock.now - copying)
+        let hashing = ContinuousClock.now
+        self.input.sha256 = try sha256OfFile(input.path)
+        phases.hashMs = milliseconds(ContinuousClock.now - hashing)
     }
 
     /// - Parameter startVersion: where the input stands as the plan's runner keeps versions
@@ -439,18 +462,11 @@ private struct JobRun {
     }
 }
 
-/// SHA-256 of a file, read in 1 MiB pieces. With `copy`, each piece is also written to
-/// that new file, so that hashing and copying an upload read it once.
-func sha256OfFile(_ path: String, copyingTo copy: String? = nil) throws(FileError) -> String {
+/// SHA-256 of a file, read in 1 MiB pieces.
+func sha256OfFile(_ path: String) throws(FileError) -> String {
     let source = open(path, O_RDONLY | O_CLOEXEC)
     guard source >= 0 else { throw FileError("cannot open", path) }
     defer { close(source) }
-    var destination: Int32 = -1
-    if let copy {
-        destination = open(copy, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0o600)
-        guard destination >= 0 else { throw FileError("cannot create", copy) }
-    }
-    defer { if destination >= 0 { close(destination) } }
     var hasher = SHA256()
     var buffer = [UInt8](repeating: 0, count: 1 << 20)
     while true {
@@ -458,13 +474,44 @@ func sha256OfFile(_ path: String, copyingTo copy: String? = nil) throws(FileErro
         if count < 0 && errno == EINTR { continue }
         guard count >= 0 else { throw FileError("cannot read", path) }
         if count == 0 { break }
-        let copied = buffer[..<count].withUnsafeBytes { piece in
-            hasher.update(buffer: piece)
-            return destination < 0 || writeAll(destination, piece)
-        }
-        guard copied else { throw FileError("cannot write", copy ?? "") }
+        buffer[..<count].withUnsafeBytes { hasher.update(buffer: $0) }
     }
     return hasher.finalizeHex()
+}
+
+/// Copies `path` to the new file `copy` with copy_file_range(2): the kernel moves the
+/// bytes (or shares the extents, on a filesystem with reflinks) without a trip through
+/// this process. Where the kernel cannot (an older one, across filesystems), the bytes
+/// are read and written in 1 MiB pieces.
+func copyFile(_ path: String, to copy: String) throws(FileError) {
+    let source = open(path, O_RDONLY | O_CLOEXEC)
+    guard source >= 0 else { throw FileError("cannot open", path) }
+    defer { close(source) }
+    let destination = open(copy, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0o600)
+    guard destination >= 0 else { throw FileError("cannot create", copy) }
+    defer { close(destination) }
+    var copiedAny = false
+    while true {
+        let count = preflight_copy_file_range(source, destination, 1 << 30)
+        if count > 0 {
+            copiedAny = true
+            continue
+        }
+        if count == 0 { return }
+        if errno == EINTR { continue }
+        guard !copiedAny, [ENOSYS, EXDEV, EOPNOTSUPP, EINVAL].contains(errno) else {
+            throw FileError("cannot copy to", copy)
+        }
+        break
+    }
+    var buffer = [UInt8](repeating: 0, count: 1 << 20)
+    while true {
+        let count = buffer.withUnsafeMutableBytes { read(source, $0.baseAddress, $0.count) }
+        if count < 0 && errno == EINTR { continue }
+        guard count >= 0 else { throw FileError("cannot read", path) }
+        if count == 0 { return }
+        guard buffer[..<count].withUnsafeBytes({ writeAll(destination, $0) }) else { throw FileError("cannot write", copy) }
+    }
 }
 
 /// A file that could not be read or written, with the system's reason.

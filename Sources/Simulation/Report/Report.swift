@@ -217,17 +217,63 @@ public struct Warning: Sendable, Codable, Equatable {
 public struct Timings: Sendable, Codable {
     public var totalMs: Int
     public var uploadMs: Int?
+    public var phases: PhaseTimings
 
-    public init(totalMs: Int, uploadMs: Int?) {
+    public init(totalMs: Int, uploadMs: Int?, phases: PhaseTimings = PhaseTimings()) {
         self.totalMs = totalMs
         self.uploadMs = uploadMs
+        self.phases = phases
     }
 
-    enum CodingKeys: String, CodingKey { case totalMs = "total_ms", uploadMs = "upload_ms" }
+    enum CodingKeys: String, CodingKey { case totalMs = "total_ms", uploadMs = "upload_ms", phases }
 
     public func encode(to encoder: Encoder) throws {
         var container = encoder.container(keyedBy: CodingKeys.self)
         try container.encode(totalMs, forKey: .totalMs)
         try container.encode(uploadMs, forKey: .uploadMs)
+        try container.encode(phases, forKey: .phases)
+    }
+}
+
+/// Where a run's time went, phase by phase (null: the run ended before that phase).
+public struct PhaseTimings: Sendable, Codable, Equatable {
+    /// SHA-256 of the upload (read from the page cache, after the copy).
+    public var hashMs: Int?
+    /// The upload (and its WAL) copied to the work copy, by the kernel (copy_file_range).
+    public var copyMs: Int?
+    /// The inspecting worker: the header read by SQLite, the tables and their row counts.
+    public var countMs: Int?
+    /// Every migrating launch, and the reads of the file's state between and after them.
+    public var launchesMs: Int?
+    /// The verifying worker on the target.
+    public var verifyMs: Int?
+    /// Gathering the report (the space stats, the work copy's size).
+    public var reportMs: Int?
+
+    public init(
+        hashMs: Int? = nil, copyMs: Int? = nil, countMs: Int? = nil, launchesMs: Int? = nil, verifyMs: Int? = nil,
+        reportMs: Int? = nil
+    ) {
+        self.hashMs = hashMs
+        self.copyMs = copyMs
+        self.countMs = countMs
+        self.launchesMs = launchesMs
+        self.verifyMs = verifyMs
+        self.reportMs = reportMs
+    }
+
+    enum CodingKeys: String, CodingKey {
+        case hashMs = "hash_ms", copyMs = "copy_ms", countMs = "count_ms", launchesMs = "launches_ms"
+        case verifyMs = "verify_ms", reportMs = "report_ms"
+    }
+
+    public func encode(to encoder: Encoder) throws {
+        var container = encoder.container(keyedBy: CodingKeys.self)
+        try container.encode(hashMs, forKey: .hashMs)
+        try container.encode(copyMs, forKey: .copyMs)
+        try container.encode(countMs, forKey: .countMs)
+        try container.encode(launchesMs, forKey: .launchesMs)
+        try container.encode(verifyMs, forKey: .verifyMs)
+        try container.encode(reportMs, forKey: .reportMs)
     }
 }
