@@ -222,7 +222,7 @@ private final class BenchServer {
 }
 
 /// A TCP listener that reads one request's body and throws it away, or writes it to a
-/// file as it arrives (blocks reserved up front, as the server does), removed afterwards.
+/// file as it arrives (allocated as the bytes arrive, as the server does), removed afterwards.
 private final class SocketSink {
     let listener: Int32
     let port: Int
@@ -282,7 +282,6 @@ private final class SocketSink {
             if file >= 0 { close(file) }
             if let keptPath { unlink(keptPath) }
         }
-        if file >= 0 { _ = preflight_reserve_space(file, Int64(remaining)) }
         while remaining > 0 {
             let count = recv(connection, &buffer, min(buffer.count, remaining), 0)
             guard count > 0 else { break }
