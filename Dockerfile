@@ -27,6 +27,7 @@ COPY Package.swift ./
 COPY Sources Sources
 COPY Benchmarks Benchmarks
 COPY Tests Tests
+COPY Examples Examples
 # The Swift runtime and Foundation are linked in statically: the runtime stage needs no
 # Swift toolchain, only the C libraries that `ldd` lists.
 RUN swift build -c release --static-swift-stdlib --product preflight \
