@@ -95,6 +95,25 @@ struct KillSweepTests {
         #expect(ReportRendering.text(report).contains("survives 8/8 disk-full points"))
     }
 
+    /// `max_job_seconds` bounds the sweep: the job ends `time_limit` in phase `sweep`, with
+    /// the run's own results and the points replayed until then.
+    @Test func theJobsDeadlineBoundsTheSweep() throws {
+        let directory = TemporaryDirectory("sweep")
+        let path = try NotesHistory.database(version: 3, rows: 200, at: directory.file("v3.db"))
+        let result = try PreflightProcess.run(
+            ["run", "--db", path, "--plan", notesPlan, "--kill-sweep", "all", "--disk-full-sweep", "all"],
+            environment: ["PREFLIGHT_MAX_JOB_SECONDS": "3"])
+        let report = try result.decodedReport
+        #expect(report.outcome == .failed, "\(result.stderr)")
+        #expect(report.failure?.kind == "time_limit")
+        #expect(report.failure?.phase == "sweep")
+        #expect(report.final?.userVersion == 6)
+        let killed = try #require(report.killSweep)
+        #expect(killed.survived == killed.points)
+        #expect(report.diskFullSweep != nil)
+        #expect(!FileManager.default.fileExists(atPath: directory.file("v3.db-journal")))
+    }
+
     @Test func anOptionValueThatIsNoSweepIsAnError() throws {
         let directory = TemporaryDirectory("sweep")
         let path = try NotesHistory.database(version: 5, at: directory.file("v5.db"))

@@ -97,6 +97,7 @@ private struct SweepReplays {
     func kill(at point: Int) throws -> SweepReport.PointFailure? {
         let (replay, outcome) = try launch(with: .killBeforeSync(point), onFreshCopy: true)
         let failure = pointFailure(point)
+        guard faultFired else { return failure(Self.notReached("syncs")) }
         if let outcome {
             return failure(
                 "killed here and relaunched, the run ended \(outcome.rawValue) instead of reaching version \(run.target): \(replay.failure?.message ?? outcome.meaning)")
@@ -114,6 +115,7 @@ private struct SweepReplays {
     func fillDisk(at point: Int) throws -> SweepReport.PointFailure? {
         let (replay, outcome) = try launch(with: .fullAtWrite(point), onFreshCopy: true)
         let failure = pointFailure(point)
+        guard faultFired else { return failure(Self.notReached("writes")) }
         // A full disk in the clean-up of an applied rebuild leaves it pending, and the next
         // step's space check then refuses to start on the full disk: a full-disk ending too.
         let refusedForSpace = outcome == .refused && replay.failure?.kind == Failure.Kind.insufficientSpace
@@ -156,8 +158,15 @@ private struct SweepReplays {
         return { message in
             SweepReport.PointFailure(
                 point: point, step: fired.flatMap { $0.step > 0 ? $0.step : nil }, phase: fired?.fileClass ?? "not_reached",
-                message: fired == nil ? "the replay never reached this point; " + message : message)
+                message: message)
         }
+    }
+
+    /// Whether the fault of the last replay fired: a point it never reached proves nothing.
+    private var faultFired: Bool { SpaceStats.read(path: directory.spaceStats)?.firedFault != nil }
+
+    private static func notReached(_ points: String) -> String {
+        "the replay never reached this point: its \(points) differ from the uninterrupted run's, so the run does not do the same work twice and this point could not be tested"
     }
 
     /// Runs the launches of one replay, through the launch loop of every run, on a fresh
