@@ -114,6 +114,25 @@ struct KillSweepTests {
         #expect(!FileManager.default.fileExists(atPath: directory.file("v3.db-journal")))
     }
 
+    /// The same option over HTTP: in the query, and as a number in the options part.
+    @Test func theServiceSweepsWhenAsked() throws {
+        let server = try ServerProcess()
+        let directory = TemporaryDirectory("sweep")
+        let database = try Fixtures.notesDatabase(rows: 50, in: directory.path)
+        let query = server.curl("/v1/migrations?plan=notes&kill_sweep=all", ["-F", "database=@\(database)"])
+        #expect(query.status == 200, "\(query.text)")
+        let swept = try #require(try query.report.killSweep)
+        #expect(swept.points > 0)
+        #expect(swept.survived == swept.points, "\(swept.failures)")
+        let part = server.curl("/v1/migrations?plan=notes", ["-F", "database=@\(database)", "-F", #"options={"kill_sweep": 2}"#])
+        let report = try part.report
+        #expect(report.options.killSweep == .count(2))
+        #expect(report.killSweep == SweepReport(points: 2, survived: 2))
+        let wrong = server.curl("/v1/migrations?plan=notes&kill_sweep=-1", ["-F", "database=@\(database)"])
+        #expect(wrong.status == 400)
+        #expect(wrong.text.contains("kill_sweep must be"))
+    }
+
     @Test func anOptionValueThatIsNoSweepIsAnError() throws {
         let directory = TemporaryDirectory("sweep")
         let path = try NotesHistory.database(version: 5, at: directory.file("v5.db"))
