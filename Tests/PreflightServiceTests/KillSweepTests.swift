@@ -63,8 +63,9 @@ struct KillSweepTests {
 
         let drift = try PreflightProcess.run(["run", "--db", path, "--plan", try plan(runner: "drift"), "--kill-sweep", "all"])
         let report = try drift.decodedReport
-        // The uninterrupted run is fine: only the sweep shows the problem.
+        // The uninterrupted run is fine: only the sweep shows the problem (and the status).
         #expect(report.outcome == .completed, "\(drift.stderr)")
+        #expect(drift.status == 1)
         let sweep = try #require(report.killSweep)
         #expect(sweep.survived < sweep.points)
         #expect(sweep.failures.count == sweep.points - sweep.survived)
