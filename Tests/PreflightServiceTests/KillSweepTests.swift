@@ -74,6 +74,9 @@ struct KillSweepTests {
         #expect(["journal", "wal", "main"].contains(doubled.phase))
         #expect(sweep.failures.contains { $0.message.contains("table archive already exists") })
         #expect(ReportRendering.text(report).contains("survives \(sweep.survived)/\(sweep.points) kill points; first failure at point \(sweep.failures[0].point) (step 2, "))
+        let junit = ReportRendering.junit(report)
+        #expect(junit.contains("failures=\"1\""))
+        #expect(junit.contains("<testcase classname=\"preflight.log-copy\" name=\"kill sweep\" time=\"0.000\"><failure type=\"sweep\""))
 
         let perStep = try PreflightProcess.run(["run", "--db", path, "--plan", try plan(runner: "per_step"), "--kill-sweep", "all"])
         let steady = try #require(try perStep.decodedReport.killSweep)

@@ -150,6 +150,20 @@ public enum ReportRendering {
         cases.append(
             "    <testcase classname=\"\(xml(suiteName))\" name=\"outcome\" time=\"\(seconds(ms: report.timings.totalMs))\""
                 + (outcomeBody.isEmpty ? "/>" : ">\(outcomeBody)</testcase>"))
+        // One case per sweep asked for: a point that did not survive fails it.
+        for (name, sweep) in [("kill sweep", report.killSweep), ("disk-full sweep", report.diskFullSweep)] {
+            guard let sweep else { continue }
+            var body = ""
+            if !sweep.failures.isEmpty {
+                failures += 1
+                let line = sweepLine(sweep, points: "points")
+                body = "<failure type=\"sweep\" message=\"\(xml(line))\">"
+                    + "\(xml(sweep.failures.map { "point \($0.point): \($0.message)" }.joined(separator: "\n")))</failure>"
+            }
+            cases.append(
+                "    <testcase classname=\"\(xml(suiteName))\" name=\"\(name)\" time=\"0.000\""
+                    + (body.isEmpty ? "/>" : ">\(body)</testcase>"))
+        }
         let tests = cases.count
         let total = seconds(ms: report.timings.totalMs)
         var document = "<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n"
