@@ -2,7 +2,7 @@ import Foundation
 import Testing
 import TestSupport
 import MigrationCore
-import PreflightService
+@testable import PreflightService
 import Simulation
 
 /// `kill_sweep` and `disk_full_sweep` through `preflight run`: real workers, each replay's
@@ -74,6 +74,7 @@ struct KillSweepTests {
         #expect(["journal", "wal", "main"].contains(doubled.phase))
         #expect(sweep.failures.contains { $0.message.contains("table archive already exists") })
         #expect(ReportRendering.text(report).contains("survives \(sweep.survived)/\(sweep.points) kill points; first failure at point \(sweep.failures[0].point) (step 2, "))
+        #expect(ReportPage.html(report).contains("<h2>Kill sweep</h2><p id=\"kill-sweep\">survives \(sweep.survived)/\(sweep.points) kill points; "))
         let junit = ReportRendering.junit(report)
         #expect(junit.contains("failures=\"1\""))
         #expect(junit.contains("<testcase classname=\"preflight.log-copy\" name=\"kill sweep\" time=\"0.000\"><failure type=\"sweep\""))
