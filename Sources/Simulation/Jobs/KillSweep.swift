@@ -34,8 +34,7 @@ extension JobRun {
         do {
             let sweeping = try SweepReplays(of: self)
             replays = sweeping
-            let syncs = killing.points(outOf: Int(counters?.durableSyncs ?? 0))
-            for point in syncs {
+            for point in killing.points(outOf: Int(counters?.durableSyncs ?? 0)) {
                 killSweep?.record(try sweeping.kill(at: point))
             }
             if let report = killSweep { progress?(report.summary(of: "kill")) }
@@ -89,6 +88,8 @@ private struct SweepReplays {
         quotaBytes = run.job.options.freeBytes.map { (run.space.initialBytes ?? 0) + $0 }
     }
 
+    /// Removes the replays' copies of the user's database now, not only when the job
+    /// directory goes: best effort, as that removal takes whatever is left.
     func removeDirectory() {
         try? FileManager.default.removeItem(atPath: directory.path)
     }
