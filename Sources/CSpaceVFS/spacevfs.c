@@ -60,6 +60,14 @@
 **   written, and full_errors is incremented.  Writes inside the current size
 **   are never refused.
 **
+**   Durable points and faults: every xSync of a main database, journal or WAL
+**   increments durable_syncs, every xWrite increments writes, both across
+**   processes (the stats file lives through the launches).  A worker of a
+**   kill sweep arms spacevfs_inject_fault: SIGKILL raised in xSync just before
+**   the N-th durable sync, a real kill with nothing after it; or SQLITE_FULL at
+**   the N-th write, after which the disk stays full (quota = bytes in use).
+**   The fault is written to the stats file before it fires.
+**
 **   Re-registration: spacevfs_register may be called again, with the same
 **   or another stats path (tests do this; so can a long-lived process).  The
 **   VFS itself is registered once; the new stats file is mapped in place of
@@ -92,6 +100,7 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <pthread.h>
+#include <signal.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/mman.h>
@@ -154,6 +163,8 @@ static struct {
   spacevfs_stats *pStats;      /* The mmapped stats file */
   SpaceNode *pNodes;           /* Every node in use, named or embedded */
   pthread_mutex_t mutex;       /* Guards pStats contents, pNodes and nodes */
+  int eFault;                  /* SPACEVFS_FAULT_* armed in this process */
+  i64 nFaultAt;                /* The durable sync or write it fires at */
 } gSpace = { .mutex = PTHREAD_MUTEX_INITIALIZER };
 
 #define REALVFS (gSpace.pReal)
@@ -194,6 +205,14 @@ static int spaceOverQuota(i64 nGrow){
   if( pS->run.total_bytes + nGrow <= pS->quota_bytes ) return 0;
   pS->full_errors++;
   return 1;
+}
+
+/* Note in the stats file that the armed fault fired, on a file of eClass. */
+static void spaceRecordFault(int eClass){
+  spacevfs_stats *pS = gSpace.pStats;
+  pS->fault_hits++;
+  pS->fault_class = eClass;
+  pS->fault_tag = pS->window_tag;
 }
 
 /* Set the counted size of pNode's file to szNew. */
@@ -289,6 +308,18 @@ static int spaceWrite(sqlite3_file *pFile, const void *zBuf, int iAmt,
   i64 iEnd = iOfst + iAmt;
   int rc;
   pthread_mutex_lock(&gSpace.mutex);
+  if( gSpace.pStats ){
+    spacevfs_stats *pS = gSpace.pStats;
+    pS->writes++;
+    if( gSpace.eFault==SPACEVFS_FAULT_FULL_AT_WRITE && pS->writes==gSpace.nFaultAt ){
+      /* The disk fills here and stays full: a quota of what is in use now. */
+      spaceRecordFault(p->eClass);
+      pS->quota_bytes = pS->run.total_bytes;
+      pS->full_errors++;
+      pthread_mutex_unlock(&gSpace.mutex);
+      return SQLITE_FULL;
+    }
+  }
   if( iEnd>p->pNode->szFile && spaceOverQuota(iEnd - p->pNode->szFile) ){
     pthread_mutex_unlock(&gSpace.mutex);
     return SQLITE_FULL;
@@ -325,13 +356,27 @@ static int spaceTruncate(sqlite3_file *pFile, sqlite3_int64 size){
   return rc;
 }
 
-/* Sync, counted per class. */
+/*
+** Sync, counted per class.  A sync of the main database, its journal or its
+** WAL is a durable point of the run (what a kill sweep kills just before).
+*/
 static int spaceSync(sqlite3_file *pFile, int flags){
   SpaceFile *p = (SpaceFile*)pFile;
   pthread_mutex_lock(&gSpace.mutex);
   if( gSpace.pStats ){
-    gSpace.pStats->run.syncs[p->eClass]++;
-    gSpace.pStats->window.syncs[p->eClass]++;
+    spacevfs_stats *pS = gSpace.pStats;
+    pS->run.syncs[p->eClass]++;
+    pS->window.syncs[p->eClass]++;
+    if( p->eClass==SPACEVFS_CLASS_MAIN || p->eClass==SPACEVFS_CLASS_JOURNAL
+     || p->eClass==SPACEVFS_CLASS_WAL ){
+      pS->durable_syncs++;
+      if( gSpace.eFault==SPACEVFS_FAULT_KILL_BEFORE_SYNC
+       && pS->durable_syncs==gSpace.nFaultAt ){
+        /* The record is in the shared mapping, which outlives this process. */
+        spaceRecordFault(p->eClass);
+        raise(SIGKILL);
+      }
+    }
   }
   pthread_mutex_unlock(&gSpace.mutex);
   return p->pReal->pMethods->xSync(p->pReal, flags);
@@ -784,5 +829,13 @@ void spacevfs_window_begin(int32_t tag){
     pS->window_tag = tag;
     pS->window_start_bytes = pS->run.total_bytes;
   }
+  pthread_mutex_unlock(&gSpace.mutex);
+}
+
+/* Arm a fault for this process (see spacevfs.h). */
+void spacevfs_inject_fault(int kind, int64_t n){
+  pthread_mutex_lock(&gSpace.mutex);
+  gSpace.eFault = kind;
+  gSpace.nFaultAt = n;
   pthread_mutex_unlock(&gSpace.mutex);
 }

@@ -330,9 +330,10 @@ final class Events: Sendable {
         #expect(
             Set(object.keys) == [
                 "report_version", "job_id", "outcome", "failure", "plan", "options", "input", "launches", "steps", "space",
-                "final", "warnings", "timings",
+                "final", "warnings", "timings", "kill_sweep", "disk_full_sweep",
             ])
         #expect(object["failure"] == .null)
+        #expect(object["kill_sweep"] == .null)
     }
 
     @Test func textSummary() {

@@ -49,10 +49,15 @@ typedef struct spacevfs_stats {
     int64_t window_start_bytes;   /* run.total_bytes when the current window began */
     spacevfs_counters run;        /* since the stats file was created, across processes */
     spacevfs_counters window;     /* since the last spacevfs_window_begin */
+    int64_t durable_syncs;        /* xSync calls of the main db, journal and WAL, across processes */
+    int64_t writes;               /* xWrite calls of every class, across processes */
+    int64_t fault_hits;           /* injected faults that fired (spacevfs_inject_fault) */
+    int32_t fault_class;          /* SPACEVFS_CLASS_* of the file the last fault hit */
+    int32_t fault_tag;            /* window_tag when it fired: the step running */
 } spacevfs_stats;
 
 #define SPACEVFS_MAGIC 0x50465356u /* "PFSV" */
-#define SPACEVFS_LAYOUT_VERSION 1u
+#define SPACEVFS_LAYOUT_VERSION 2u
 
 /*
 ** Parent side: create (or truncate) the stats file at zPath with the given quota
@@ -93,5 +98,22 @@ void spacevfs_snapshot(spacevfs_stats *pOut);
 ** restart from the current sizes, its bytes written and syncs from zero.
 */
 void spacevfs_window_begin(int32_t tag);
+
+/* Faults spacevfs_inject_fault can arm. */
+enum {
+    SPACEVFS_FAULT_NONE = 0,
+    SPACEVFS_FAULT_KILL_BEFORE_SYNC = 1, /* raise(SIGKILL) just before durable sync number N */
+    SPACEVFS_FAULT_FULL_AT_WRITE = 2     /* write number N fails SQLITE_FULL; the disk stays full */
+};
+
+/*
+** Worker side: arm one fault for this process. N counts across processes, as the
+** stats file's durable_syncs and writes do, so the fault fires at the run's N-th
+** point whichever launch reaches it (once: the counters only grow). When it fires,
+** fault_hits, fault_class and fault_tag record it in the stats file first, so the
+** parent learns where a killed worker died. A full disk stays full: the quota is set
+** to the bytes in use, so later growth fails too (writes inside a file still succeed).
+*/
+void spacevfs_inject_fault(int kind, int64_t n);
 
 #endif

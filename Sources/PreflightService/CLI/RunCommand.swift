@@ -8,7 +8,8 @@ import Simulation
 ///     preflight run --db FILE [--wal FILE] --plan PLAN.json|DIR [--out FILE]
 ///                   [--format json|text|junit] [--devices-dir DIR] [run options as --kebab-case]
 ///
-/// Exit status: 0 for `completed`, 1 for any other outcome, 2 for bad usage or an
+/// Exit status: 0 for `completed` (with every point of a sweep survived), 1 for any other
+/// outcome or a point that did not survive, 2 for bad usage or an
 /// invalid plan, 128 + the signal for a run stopped by SIGINT (130) or SIGTERM (143),
 /// which first removes its job directory (a full copy of the database) and its workers.
 /// `--db` is never written to.
@@ -40,8 +41,9 @@ public enum RunCommand {
 
             run options (CONTRACT §2), each with a value: \(optionFlags.map { "--" + $0.flag }.joined(separator: ", "))
 
-            exit status: 0 completed, 1 any other outcome, 2 bad usage or an invalid plan,
-            130/143 stopped by SIGINT/SIGTERM (the job directory removed)
+            exit status: 0 completed (and every sweep point survived), 1 any other outcome or a
+            sweep point that did not survive, 2 bad usage or an invalid plan, 130/143 stopped by
+            SIGINT/SIGTERM (the job directory removed)
             """)
 
     public static func main(_ arguments: [String], workerExecutable: String) -> Int32 {
@@ -133,7 +135,9 @@ public enum RunCommand {
             try FileManager.default.copyItem(atPath: migrated, toPath: out)
         }
         FileHandle.standardOutput.write(Data(ReportRendering.render(result.report, as: rehearsal.format, plan: plan)))
-        return result.report.outcome == .completed ? 0 : 1
+        // A pipeline that checks the status learns of a point that did not survive too.
+        let sweepsSurvived = [result.report.killSweep, result.report.diskFullSweep].allSatisfy { $0?.failures.isEmpty ?? true }
+        return result.report.outcome == .completed && sweepsSurvived ? 0 : 1
     }
 
     /// The exit of a run stopped by a signal. The deferred removal of the job directory runs

@@ -1,17 +1,18 @@
 import Simulation
 
-/// `preflight worker TASK --job DIR --parent PID [--launch N] [--final-only]`: one worker
+/// `preflight worker TASK --job DIR --parent PID [--launch N] [--final-only] [--kill-before-sync N | --full-at-write N]`: one worker
 /// process of a job (`Worker`). `run` and `serve` start it; people do not.
 enum WorkerCommand {
     static let syntax = CommandSyntax(
         command: "preflight worker",
         flags: [
             .init("job", value: "DIR"), .init("parent", value: "PID"), .init("launch", value: "N"),
-            .init("final-only", value: nil),
+            .init("final-only", value: nil), .init(StorageFault.killFlag, value: "N"), .init(StorageFault.fullFlag, value: "N"),
         ],
         operands: 1...1, operandName: "a task (\(Worker.Task.allCases.map(\.rawValue).joined(separator: ", ")))",
         usage: """
             usage: preflight worker \(Worker.Task.allCases.map(\.rawValue).joined(separator: "|")) --job DIR --parent PID [--launch N] [--final-only]
+                   [--kill-before-sync N | --full-at-write N]
 
             Internal: one process of a rehearsal, started by 'preflight run' and 'preflight serve'
             in a job directory they made. It opens the job's database with SQLite, so that the
@@ -37,8 +38,18 @@ enum WorkerCommand {
                 }
                 launch = number
             }
+            var fault: StorageFault?
+            for flag in [StorageFault.killFlag, StorageFault.fullFlag] {
+                guard let text = parsed.value(flag) else { continue }
+                guard fault == nil else { throw UsageError("--\(StorageFault.killFlag) and --\(StorageFault.fullFlag) exclude each other") }
+                guard let point = Int(text), point >= 1 else {
+                    throw UsageError("--\(flag) must be a whole number from 1, got \"\(text)\"")
+                }
+                fault = flag == StorageFault.killFlag ? .killBeforeSync(point) : .fullAtWrite(point)
+            }
             return Worker.main(Worker.Invocation(
-                task: task, jobDirectory: job, parentPID: parent, launch: launch, finalOnly: parsed.isSet("final-only")))
+                task: task, jobDirectory: job, parentPID: parent, launch: launch, finalOnly: parsed.isSet("final-only"),
+                fault: fault))
         }
     }
 }

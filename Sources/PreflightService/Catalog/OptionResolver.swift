@@ -18,6 +18,8 @@ public struct OptionError: Error, Sendable, Equatable, CustomStringConvertible {
 public struct OptionResolver: Sendable {
     public static let names = [
         "target", "device", "watchdog_ms", "free_bytes", "launches", "space_check", "verify", "sqlite_check",
+        // disk_full_sweep is Preflight's own: CONTRACT §2 names only kill_sweep.
+        "kill_sweep", "disk_full_sweep",
     ]
 
     public var devices: DeviceCatalog
@@ -68,7 +70,17 @@ public struct OptionResolver: Sendable {
             }
             options.sqliteCheck = value
         }
+        if let text = values["kill_sweep"] { options.killSweep = try sweep(text, option: "kill_sweep") }
+        if let text = values["disk_full_sweep"] { options.diskFullSweep = try sweep(text, option: "disk_full_sweep") }
         return (options, device)
+    }
+
+    private func sweep(_ text: String, option: String) throws(OptionError) -> SweepSelection {
+        guard let selection = SweepSelection(text) else {
+            throw OptionError(
+                "\(option) must be \"off\", \"all\" or a number of points from 1 to \(SweepSelection.maxCount), got \"\(text)\"")
+        }
+        return selection
     }
 
     private func isUnlimited(_ text: String) -> Bool { ["unlimited", "none", "off"].contains(text.lowercased()) }

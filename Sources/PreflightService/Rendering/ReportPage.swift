@@ -33,6 +33,13 @@ enum ReportPage {
         body.append(SpaceChart.svg(report))
         body.append("<h2>Steps</h2>")
         body.append(stepsTable(report))
+        for (title, id, points, sweep) in [
+            ("Kill sweep", "kill-sweep", "kill points", report.killSweep),
+            ("Disk-full sweep", "disk-full-sweep", "disk-full points", report.diskFullSweep),
+        ] {
+            guard let sweep else { continue }
+            body.append("<h2>\(title)</h2><p id=\"\(id)\">\(e(ReportRendering.sweepLine(sweep, points: points)))</p>")
+        }
         if !report.warnings.isEmpty {
             body.append("<h2>Warnings</h2><ul>")
             for warning in report.warnings {

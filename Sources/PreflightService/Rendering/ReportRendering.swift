@@ -84,11 +84,24 @@ public enum ReportRendering {
             let needed = report.space.minFreeBytes.map { ", needs \(ByteCount.text($0)) free" } ?? ""
             lines.append("space peak \(ByteCount.text(peak))\(needed)")
         }
+        if let sweep = report.killSweep { lines.append(sweepLine(sweep, points: "kill points")) }
+        if let sweep = report.diskFullSweep { lines.append(sweepLine(sweep, points: "disk-full points")) }
         for warning in report.warnings {
             let step = warning.step.map { " (step \($0))" } ?? ""
             lines.append("warning \(warning.code)\(step): \(warning.message)")
         }
         return lines.map(TerminalText.field).joined(separator: "\n") + "\n"
+    }
+
+    /// "survives 214/214 kill points", or with the first failure: "survives 200/214 kill
+    /// points; first failure at point 17 (step 3, journal): ...".
+    static func sweepLine(_ sweep: SweepReport, points: String) -> String {
+        var line = "survives \(sweep.survived)/\(sweep.points) \(points)"
+        if let first = sweep.failures.first {
+            let place = [first.step.map { "step \($0)" }, first.phase].compactMap { $0 }.joined(separator: ", ")
+            line += "; first failure at point \(first.point) (\(place)): \(first.message)"
+        }
+        return line
     }
 
     // MARK: - JUnit
@@ -137,6 +150,20 @@ public enum ReportRendering {
         cases.append(
             "    <testcase classname=\"\(xml(suiteName))\" name=\"outcome\" time=\"\(seconds(ms: report.timings.totalMs))\""
                 + (outcomeBody.isEmpty ? "/>" : ">\(outcomeBody)</testcase>"))
+        // One case per sweep asked for: a point that did not survive fails it.
+        for (name, sweep) in [("kill sweep", report.killSweep), ("disk-full sweep", report.diskFullSweep)] {
+            guard let sweep else { continue }
+            var body = ""
+            if !sweep.failures.isEmpty {
+                failures += 1
+                let line = sweepLine(sweep, points: "points")
+                body = "<failure type=\"sweep\" message=\"\(xml(line))\">"
+                    + "\(xml(sweep.failures.map { "point \($0.point): \($0.message)" }.joined(separator: "\n")))</failure>"
+            }
+            cases.append(
+                "    <testcase classname=\"\(xml(suiteName))\" name=\"\(name)\" time=\"0.000\""
+                    + (body.isEmpty ? "/>" : ">\(body)</testcase>"))
+        }
         let tests = cases.count
         let total = seconds(ms: report.timings.totalMs)
         var document = "<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n"

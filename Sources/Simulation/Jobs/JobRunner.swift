@@ -32,8 +32,8 @@ public final class JobRunner: Sendable {
     }
 }
 
-/// The state of one job while it runs.
-private struct JobRun {
+/// The state of one job while it runs (and of each replay of a sweep, `KillSweep.swift`).
+struct JobRun {
     let job: Job
     let launcher: WorkerLauncher
     let progress: ((String) -> Void)?
@@ -47,6 +47,10 @@ private struct JobRun {
     var warnings: [Warning] = []
     var hasWorkCopy = false
     var phases = PhaseTimings()
+    /// A sweep's replay: the fault its launches carry (it fires once, at its point).
+    var injectedFault: StorageFault?
+    var killSweep: SweepReport?
+    var diskFullSweep: SweepReport?
 
     init(job: Job, launcher: WorkerLauncher, progress: ((String) -> Void)?) {
         self.job = job
@@ -167,7 +171,7 @@ private struct JobRun {
             failure = Failure(kind: Failure.Kind.verification, message: problems.joined(separator: "; "))
             return .verificationFailed
         }
-        return launches.count > 1 ? .completedAfterKills : .completed
+        return sweep(after: launches.count > 1 ? .completedAfterKills : .completed)
     }
 
     // MARK: - Launches
@@ -181,9 +185,10 @@ private struct JobRun {
     /// crash loop. Under drift the work of finished statements stays after a kill, so the
     /// next launch runs on a changed file: the loop is judged from what that launch does
     /// (it fails on the half-applied state, or gets no further than the one before).
-    private mutating func launchUntilSettled() -> Outcome? {
+    mutating func launchUntilSettled() -> Outcome? {
         let runner = job.plan.runner
         var previous: LaunchRecord?
+        var sweepKillSeen = false
         for number in 1...max(1, job.options.launches) {
             if launcher.cancellation.isCancelled { return stopAfterMigration(.failed, cancelledFailure) }
             if launcher.isPastJobDeadline {
@@ -193,7 +198,8 @@ private struct JobRun {
             var progressLine = ProgressLine(launch: number, plan: job.plan, inputTables: input.tables)
             do {
                 run = try launcher.run(
-                    .migrate, extraArguments: ["--launch", String(number)], watchdogMs: job.options.watchdogMs,
+                    .migrate, extraArguments: ["--launch", String(number)] + (injectedFault?.arguments ?? []),
+                    watchdogMs: job.options.watchdogMs,
                     onLine: { line in
                         // Progress is for a person watching; the report decodes the lines
                         // again (LaunchRecord), so a line skipped here is not lost.
@@ -239,6 +245,12 @@ private struct JobRun {
                 progress?("launch \(number): \(memoryKill.message)")
                 return stopAfterMigration(.failed, memoryKill)
             }
+            // A sweep's kill is one moment of one launch, not a deadline every launch meets:
+            // the next launch runs as usual, whatever this one left.
+            if record.wasKilled, case .killBeforeSync = injectedFault, !sweepKillSeen, stats?.firedFault != nil {
+                sweepKillSeen = true
+                continue
+            }
             if record.wasKilled {
                 progress?(ProgressLine.killed(record, watchdogMs: job.options.watchdogMs))
                 if record.committedProgress { continue }
@@ -275,9 +287,9 @@ private struct JobRun {
             state: state)
     }
 
-    private var cancelledFailure: Failure { Failure(kind: "cancelled", message: "the job was cancelled") }
+    var cancelledFailure: Failure { Failure(kind: "cancelled", message: "the job was cancelled") }
 
-    private func timeLimitFailure(_ phase: OutOfJobTime.Phase, step: Int? = nil) -> Failure {
+    func timeLimitFailure(_ phase: OutOfJobTime.Phase, step: Int? = nil) -> Failure {
         let seconds = job.maxJobSeconds ?? 0
         return Failure(
             kind: Failure.Kind.timeLimit, step: step,
@@ -391,7 +403,8 @@ private struct JobRun {
             plan: PlanSummary(name: job.plan.name, sha256: job.plan.sha256, targetVersion: target, runner: job.plan.runner),
             options: job.options, input: input, launches: launches, steps: ledger.entries, space: space,
             final: final, warnings: warnings + ledger.warnings,
-            timings: Timings(totalMs: milliseconds(ContinuousClock.now - started), uploadMs: job.uploadMs, phases: phases))
+            timings: Timings(totalMs: milliseconds(ContinuousClock.now - started), uploadMs: job.uploadMs, phases: phases),
+            killSweep: killSweep, diskFullSweep: diskFullSweep)
     }
 
     /// The least free space with which the run succeeds: the highest point any step
@@ -449,13 +462,14 @@ private struct JobRun {
     /// the worker died or printed nothing usable (a line its death cut short included).
     /// Throws when the worker cannot be started (Preflight's failure, not the file's), and
     /// `OutOfJobTime` when the job's deadline killed it.
-    private func runReportingWorker(_ task: Worker.Task, extraArguments: [String] = []) throws -> WorkerReport? {
+    func runReportingWorker(_ task: Worker.Task, extraArguments: [String] = []) throws -> WorkerReport? {
         let run = try launcher.run(task, extraArguments: extraArguments)
         if run.killedByJobDeadline {
             // The verifier builds its fresh install in this file and removes it when done:
             // while it is there, the replay of the plan was what ran out of time.
             let replaying = FileManager.default.fileExists(atPath: job.directory.freshInstall)
-            throw OutOfJobTime(phase: task == .inspect ? .check : replaying ? .replay : .verify)
+            throw OutOfJobTime(
+                phase: task == .inspect ? .check : task == .fingerprint ? .sweep : replaying ? .replay : .verify)
         }
         guard let line = run.lines.last else { return nil }
         return try? JSONDecoder().decode(WorkerReport.self, from: Data(line))

@@ -93,7 +93,7 @@ struct WorkerLauncher {
 struct OutOfJobTime: Error {
     /// `failure.phase` of a `time_limit` failure (CONTRACT §3).
     enum Phase: String {
-        case check, launch, verify, replay
+        case check, launch, verify, replay, sweep
 
         var activity: String {
             switch self {
@@ -101,6 +101,7 @@ struct OutOfJobTime: Error {
             case .launch: return "launches"
             case .verify: return "verification"
             case .replay: return "fresh-install replay of the plan (schema comparison)"
+            case .sweep: return "kill or disk-full sweep (the run replayed with a fault at each point)"
             }
         }
     }

@@ -20,11 +20,17 @@ public struct Report: Sendable, Codable {
     public var final: FinalState?
     public var warnings: [Warning]
     public var timings: Timings
+    /// Null unless the `kill_sweep` option asked for it.
+    public var killSweep: SweepReport?
+    /// Null unless the `disk_full_sweep` option asked for it (Preflight's own field:
+    /// CONTRACT names only `kill_sweep`).
+    public var diskFullSweep: SweepReport?
 
     public init(
         jobID: String, outcome: Outcome, failure: Failure?, plan: PlanSummary, options: RunOptions,
         input: InputSummary, launches: [LaunchReport], steps: [StepReport], space: SpaceReport,
-        final: FinalState?, warnings: [Warning], timings: Timings
+        final: FinalState?, warnings: [Warning], timings: Timings, killSweep: SweepReport? = nil,
+        diskFullSweep: SweepReport? = nil
     ) {
         self.jobID = jobID
         self.outcome = outcome
@@ -38,11 +44,13 @@ public struct Report: Sendable, Codable {
         self.final = final
         self.warnings = warnings
         self.timings = timings
+        self.killSweep = killSweep
+        self.diskFullSweep = diskFullSweep
     }
 
     enum CodingKeys: String, CodingKey {
         case reportVersion = "report_version", jobID = "job_id", outcome, failure, plan, options, input
-        case launches, steps, space, final, warnings, timings
+        case launches, steps, space, final, warnings, timings, killSweep = "kill_sweep", diskFullSweep = "disk_full_sweep"
     }
 
     public func encode(to encoder: Encoder) throws {
@@ -60,6 +68,8 @@ public struct Report: Sendable, Codable {
         try container.encode(final, forKey: .final)
         try container.encode(warnings, forKey: .warnings)
         try container.encode(timings, forKey: .timings)
+        try container.encode(killSweep, forKey: .killSweep)
+        try container.encode(diskFullSweep, forKey: .diskFullSweep)
     }
 
     public init(from decoder: Decoder) throws {
@@ -82,6 +92,8 @@ public struct Report: Sendable, Codable {
         final = try container.decodeIfPresent(FinalState.self, forKey: .final)
         warnings = try container.decode([Warning].self, forKey: .warnings)
         timings = try container.decode(Timings.self, forKey: .timings)
+        killSweep = try container.decodeIfPresent(SweepReport.self, forKey: .killSweep)
+        diskFullSweep = try container.decodeIfPresent(SweepReport.self, forKey: .diskFullSweep)
     }
 }
 

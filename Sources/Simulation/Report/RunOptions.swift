@@ -15,11 +15,17 @@ public struct RunOptions: Sendable, Codable, Equatable {
     /// The device profile's `time_scale`: the watchdog kills at `watchdogMs / timeScale` of
     /// this machine's time, and the report's times are this machine's.
     public var timeScale: Double
+    /// After the run, replay it killed at its durable points (CONTRACT §2 `kill_sweep`).
+    public var killSweep: SweepSelection
+    /// After the run, replay it with the disk filling at its writes. Preflight's own
+    /// option: CONTRACT names only `kill_sweep`.
+    public var diskFullSweep: SweepSelection
 
     public init(
         device: String = "default", target: Int? = nil, watchdogMs: Int? = nil, freeBytes: Int64? = nil,
         launches: Int = 5, spaceCheck: MigrationSettings.SpaceCheck = .estimate, verify: Verifier.Mode = .full,
-        sqliteCheck: SQLiteCheck = .fail, timeScale: Double = 1
+        sqliteCheck: SQLiteCheck = .fail, timeScale: Double = 1, killSweep: SweepSelection = .off,
+        diskFullSweep: SweepSelection = .off
     ) {
         self.device = device
         self.target = target
@@ -30,6 +36,8 @@ public struct RunOptions: Sendable, Codable, Equatable {
         self.verify = verify
         self.sqliteCheck = sqliteCheck
         self.timeScale = timeScale
+        self.killSweep = killSweep
+        self.diskFullSweep = diskFullSweep
     }
 
     /// What a step that uses an SQL feature newer than the device's SQLite does.
@@ -48,6 +56,24 @@ public struct RunOptions: Sendable, Codable, Equatable {
     enum CodingKeys: String, CodingKey {
         case device, target, watchdogMs = "watchdog_ms", freeBytes = "free_bytes", launches
         case spaceCheck = "space_check", verify, sqliteCheck = "sqlite_check", timeScale = "time_scale"
+        case killSweep = "kill_sweep", diskFullSweep = "disk_full_sweep"
+    }
+
+    public init(from decoder: Decoder) throws {
+        let container = try decoder.container(keyedBy: CodingKeys.self)
+        self.init(
+            device: try container.decode(String.self, forKey: .device),
+            target: try container.decodeIfPresent(Int.self, forKey: .target),
+            watchdogMs: try container.decodeIfPresent(Int.self, forKey: .watchdogMs),
+            freeBytes: try container.decodeIfPresent(Int64.self, forKey: .freeBytes),
+            launches: try container.decode(Int.self, forKey: .launches),
+            spaceCheck: try container.decode(MigrationSettings.SpaceCheck.self, forKey: .spaceCheck),
+            verify: try container.decode(Verifier.Mode.self, forKey: .verify),
+            sqliteCheck: try container.decode(SQLiteCheck.self, forKey: .sqliteCheck),
+            timeScale: try container.decode(Double.self, forKey: .timeScale),
+            // Reports written before the sweeps existed have neither.
+            killSweep: try container.decodeIfPresent(SweepSelection.self, forKey: .killSweep) ?? .off,
+            diskFullSweep: try container.decodeIfPresent(SweepSelection.self, forKey: .diskFullSweep) ?? .off)
     }
 
     public func encode(to encoder: Encoder) throws {
@@ -61,5 +87,7 @@ public struct RunOptions: Sendable, Codable, Equatable {
         try container.encode(verify, forKey: .verify)
         try container.encode(sqliteCheck, forKey: .sqliteCheck)
         try container.encode(timeScale, forKey: .timeScale)
+        try container.encode(killSweep, forKey: .killSweep)
+        try container.encode(diskFullSweep, forKey: .diskFullSweep)
     }
 }

@@ -50,6 +50,21 @@ public struct SpaceStats: Sendable, Equatable {
     public var window: Counters
     /// Total bytes when the current window began.
     public var windowStartBytes: Int64
+    /// Syncs of the main file, journal and WAL since the file was created: the run's
+    /// durable points, which a kill sweep kills just before.
+    public var durableSyncs: Int64
+    /// Writes to any file since the stats file was created (a disk-full sweep's points).
+    public var writes: Int64
+    /// The injected fault (`StorageFault`) that fired, if one did.
+    public var firedFault: FiredFault?
+
+    /// Where an injected fault fired.
+    public struct FiredFault: Sendable, Equatable {
+        /// The class of the file synced or written ("journal", "wal", "main", ...).
+        public var fileClass: String
+        /// The step that was running (the window's tag).
+        public var step: Int
+    }
 
     /// What the step of the current window used.
     public var stepSpace: StepSpace {
@@ -84,6 +99,14 @@ public struct SpaceStats: Sendable, Equatable {
         run = Counters(raw.run)
         window = Counters(raw.window)
         windowStartBytes = raw.window_start_bytes
+        durableSyncs = raw.durable_syncs
+        writes = raw.writes
+        let fileClass = Int(raw.fault_class)
+        firedFault = raw.fault_hits > 0
+            ? FiredFault(
+                fileClass: Self.classNames.indices.contains(fileClass) ? Self.classNames[fileClass] : "file",
+                step: Int(raw.fault_tag))
+            : nil
     }
 }
 

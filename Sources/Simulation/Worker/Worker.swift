@@ -7,14 +7,15 @@ import MigrationCore
 /// parent (the CLI or the server) never does: a hostile file can crash a worker, never
 /// the service.
 ///
-///     preflight worker inspect|migrate|verify --job DIR --parent PID [--launch N] [--final-only]
+///     preflight worker inspect|migrate|verify|fingerprint --job DIR --parent PID [--launch N] [--final-only]
+///         [--kill-before-sync N | --full-at-write N]
 ///
 /// (read by the command line parser of every other command, `WorkerCommand`, into an `Invocation`).
 /// `inspect` counts the input's rows before anything runs; `migrate` is one launch of
 /// the app (events as JSON lines on stdout); `verify` checks the migrated file and
-/// folds its WAL into the main file.
+/// folds its WAL into the main file; `fingerprint` reads the file's `EndState` for a sweep.
 public enum Worker {
-    public enum Task: String, Sendable, CaseIterable { case inspect, migrate, verify }
+    public enum Task: String, Sendable, CaseIterable { case inspect, migrate, verify, fingerprint }
 
     /// The environment variable that carries a test-only `FaultInjection` specification.
     public static let faultVariable = "PREFLIGHT_TEST_FAULT"
@@ -29,13 +30,18 @@ public enum Worker {
         public var launch: Int
         /// `verify` of a run that stopped short of its target: the state only.
         public var finalOnly: Bool
+        /// `migrate` in a sweep's replay: the fault to inject.
+        public var fault: StorageFault?
 
-        public init(task: Task, jobDirectory: String, parentPID: pid_t, launch: Int, finalOnly: Bool) {
+        public init(
+            task: Task, jobDirectory: String, parentPID: pid_t, launch: Int, finalOnly: Bool, fault: StorageFault? = nil
+        ) {
             self.task = task
             self.jobDirectory = jobDirectory
             self.parentPID = parentPID
             self.launch = launch
             self.finalOnly = finalOnly
+            self.fault = fault
         }
     }
 
@@ -51,10 +57,13 @@ public enum Worker {
             case .inspect:
                 EventWriter.write(inspect(directory.work.path, plan: plan))
             case .migrate:
-                try migrate(directory, plan: plan, instructions: instructions, launch: invocation.launch)
+                try migrate(
+                    directory, plan: plan, instructions: instructions, launch: invocation.launch, fault: invocation.fault)
             case .verify:
                 EventWriter.write(
                     try verify(directory, plan: plan, instructions: instructions, finalOnly: invocation.finalOnly))
+            case .fingerprint:
+                EventWriter.write(try fingerprint(directory, plan: plan))
             }
             return 0
         } catch {
@@ -84,9 +93,10 @@ public enum Worker {
     }
 
     private static func migrate(
-        _ directory: JobDirectory, plan: Plan, instructions: WorkerInstructions, launch: Int
+        _ directory: JobDirectory, plan: Plan, instructions: WorkerInstructions, launch: Int, fault: StorageFault?
     ) throws {
         let meter = try SpaceVFSMeter(statsPath: directory.spaceStats)
+        fault?.arm()
         var faults: FaultInjection?
         if let specification = ProcessInfo.processInfo.environment[faultVariable] {
             faults = try FaultInjection.forLaunch(launch, in: specification)
@@ -99,6 +109,14 @@ public enum Worker {
             ProcessMemory.measureStep(&event)
             EventWriter.write(event)
         }
+    }
+
+    /// Where a sweep's replay left the file, to compare with the uninterrupted run. The
+    /// default VFS, as for `verify`; a WAL stays as it is, for the rerun that may follow.
+    private static func fingerprint(_ directory: JobDirectory, plan: Plan) throws -> WorkerReport {
+        let connection = try Connection(path: directory.work.path)
+        connection.keepWALOnClose()
+        return WorkerReport(point: try DurablePoint(connection, plan: plan), endState: try EndState.read(connection, plan: plan))
     }
 
     private static func verify(

@@ -35,10 +35,12 @@ struct WorkerReport: Codable, Sendable {
     /// Verification.
     var final: FinalState?
     var problems: [String]?
-    /// Where the file stands, as the plan's runner keeps versions (both tasks).
+    /// Where the file stands, as the plan's runner keeps versions (every task).
     var point: DurablePoint?
+    /// Fingerprint: the file's end state.
+    var endState: EndState?
 
     enum CodingKeys: String, CodingKey {
-        case tables, journalMode = "journal_mode", readable, final, problems, point
+        case tables, journalMode = "journal_mode", readable, final, problems, point, endState = "end_state"
     }
 }

@@ -1,0 +1,32 @@
+import CSpaceVFS
+
+/// A fault a sweep injects into the storage of one replay of a run, through the shim
+/// VFS: a real SIGKILL just before a durable sync, or SQLITE_FULL at a write. Ordinals
+/// count from 1 across the replay's launches (the stats file keeps the counters). The
+/// parent passes it to a `migrate` worker as command-line flags (`arguments`).
+public enum StorageFault: Sendable, Equatable {
+    /// The worker raises SIGKILL just before the run's N-th sync of its main file,
+    /// journal or WAL.
+    case killBeforeSync(Int)
+    /// The run's N-th write fails with SQLITE_FULL, and the disk stays full after it.
+    case fullAtWrite(Int)
+
+    /// The worker flags (`preflight worker migrate ... --kill-before-sync N`).
+    public static let killFlag = "kill-before-sync"
+    public static let fullFlag = "full-at-write"
+
+    var arguments: [String] {
+        switch self {
+        case .killBeforeSync(let point): return ["--" + Self.killFlag, String(point)]
+        case .fullAtWrite(let point): return ["--" + Self.fullFlag, String(point)]
+        }
+    }
+
+    /// Arms the fault in this process's shim VFS (a `migrate` worker, before it opens the file).
+    func arm() {
+        switch self {
+        case .killBeforeSync(let point): spacevfs_inject_fault(Int32(SPACEVFS_FAULT_KILL_BEFORE_SYNC), Int64(point))
+        case .fullAtWrite(let point): spacevfs_inject_fault(Int32(SPACEVFS_FAULT_FULL_AT_WRITE), Int64(point))
+        }
+    }
+}
