@@ -19,10 +19,12 @@ struct LaunchTests {
 
     private let newColumns = "id INTEGER PRIMARY KEY, payload TEXT NOT NULL, n INTEGER NOT NULL, parity INTEGER NOT NULL DEFAULT 0"
 
-    /// The same change as a chunked rebuild or as one plain `sql` step.
+    /// The same change as a chunked rebuild or as one plain `sql` step. The batches are small
+    /// so that every launch commits some, even when a loaded machine spends much of the
+    /// watchdog starting the worker.
     private func plan(chunked: Bool, in directory: TemporaryDirectory) throws -> String {
         let change = chunked
-            ? #""rebuild": {"table": "items", "columns": "\#(newColumns)", "select": "id, payload, n, n % 2", "batch_rows": 1000}"#
+            ? #""rebuild": {"table": "items", "columns": "\#(newColumns)", "select": "id, payload, n, n % 2", "batch_rows": 500}"#
             : #""sql": ["CREATE TABLE items_new(\#(newColumns))", "INSERT INTO items_new SELECT id, payload, n, n % 2 FROM items", "DROP TABLE items", "ALTER TABLE items_new RENAME TO items"]"#
         let path = directory.file(chunked ? "chunked.json" : "single.json")
         try Data("""
