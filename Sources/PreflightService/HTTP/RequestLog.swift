@@ -31,10 +31,13 @@ final class RequestLog: Sendable {
     private let enabled: Bool
     /// The least level written.
     let level: Level
+    /// Where lines go: stderr, or the real stderr saved by `StderrRelay` once fd 2 is its pipe.
+    private let descriptor: Int32
 
-    init(enabled: Bool = true, level: Level = .info) {
+    init(enabled: Bool = true, level: Level = .info, descriptor: Int32 = 2) {
         self.enabled = enabled
         self.level = level
+        self.descriptor = descriptor
     }
 
     var writesDebug: Bool { enabled && level <= .debug }
@@ -55,7 +58,7 @@ final class RequestLog: Sendable {
         guard enabled, level >= self.level else { return }
         let line = RequestLog.line(time: Date(), level: level, message: message, fields: fields)
         lock.withLock { _ in
-            _ = Array(line.utf8).withUnsafeBytes { writeAll(2, $0) }
+            _ = Array(line.utf8).withUnsafeBytes { writeAll(descriptor, $0) }
         }
     }
 
