@@ -1,5 +1,6 @@
 import Foundation
 import Testing
+import TestSupport
 
 /// Keeps `/openapi.json` true, as a client generated from it would see the service: one real
 /// request of every kind to the real server (each route, each media type the document
@@ -90,7 +91,7 @@ struct OpenAPITests {
         // The document the server serves, not the source file: what clients see.
         let document = fixtures + "/openapi.json"
         try server.get("/openapi.json").body.write(to: URL(fileURLWithPath: document))
-        let check = try TestTools.run(python, [TestTools.repositoryRoot + "/scripts/check-openapi-exchanges.py", document, recorded])
+        let check = try TestTools.run(python, [Repository.path("scripts/check-openapi-exchanges.py"), document, recorded])
         #expect(check.status == 0, "openapi-core: \(check.output)")
         #expect(check.output.contains("\(exchanges.count) exchanges, 0 problems"), "\(check.output)")
 

@@ -1,18 +1,16 @@
 import Foundation
+import TestSupport
 
 /// The third-party validators the tests run, installed by `BOOTSTRAP_TESTS=1 scripts/bootstrap`
 /// (scripts/test does it): a Python venv at `.build/tools/venv` (openapi-core,
 /// kubernetes-validate, checkov) and Debian's promtool. A missing tool fails the test that
 /// needs it, with the command that installs it: these checks are not optional.
 enum TestTools {
-    static let repositoryRoot = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
-        .deletingLastPathComponent().path
-
     static let bootstrapHint = "install the test tools with `BOOTSTRAP_TESTS=1 scripts/bootstrap` (scripts/test does)"
 
     /// The venv's executable `name` (python, checkov, kubernetes-validate).
     static func venv(_ name: String) throws -> String {
-        try executable(repositoryRoot + "/.build/tools/venv/bin/" + name)
+        try executable(Repository.path(".build/tools/venv/bin/" + name))
     }
 
     static func promtool() throws -> String { try executable("/usr/bin/promtool") }
