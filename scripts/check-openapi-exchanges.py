@@ -64,6 +64,16 @@ def explain(error):
     return " <- ".join(part if len(part) <= 400 else part[:400] + "..." for part in parts)
 
 
+def resolve(document, value):
+    """Follows a local `$ref` (#/components/...) to what it names."""
+    while isinstance(value, dict) and "$ref" in value:
+        target = document
+        for part in value["$ref"].lstrip("#/").split("/"):
+            target = target[part]
+        value = target
+    return value
+
+
 def template_for(document, path):
     """The document's path template that `path` matches, as openapi-core matches it."""
     for template in document["paths"]:
@@ -124,10 +134,11 @@ def main():
             if method not in HTTP_METHODS:
                 continue
             wanted = ["operation"]
-            wanted += ["request " + media for media in operation.get("requestBody", {}).get("content", {})]
+            request_body_spec = resolve(document, operation.get("requestBody", {}))
+            wanted += ["request " + media for media in request_body_spec.get("content", {})]
             for status, declared in operation.get("responses", {}).items():
                 if status.startswith("2"):
-                    wanted += ["response " + media for media in declared.get("content", {})]
+                    wanted += ["response " + media for media in resolve(document, declared).get("content", {})]
             for what in wanted:
                 if (template, method, what) not in seen:
                     problems.append(
