@@ -49,6 +49,18 @@ import TestSupport
         }
     }
 
+    /// Every image name written down (the manifest's comments, the CI recipes, the README) has
+    /// the version of the code, so a release bump cannot leave one behind.
+    @Test func everyImageTagIsTheVersion() throws {
+        let tag = try Regex(#"preflight:([0-9]+\.[0-9]+\.[0-9]+)"#)
+        for path in ["Config/kubernetes/preflight.yaml", "docs/ci/github-actions.yml", "docs/ci/gitlab-ci.yml", "scripts/ci-preflight", "README.md"] {
+            let text = try String(contentsOfFile: Repository.path(path), encoding: .utf8)
+            let versions = text.matches(of: tag).compactMap { $0.output[1].substring.map(String.init) }
+            #expect(!versions.isEmpty || path == "README.md", "\(path) names no preflight image")
+            #expect(versions.allSatisfy { $0 == Version.preflight }, "\(path): \(versions), not \(Version.preflight)")
+        }
+    }
+
     @Test func itMatchesTheCodeItDeploys() throws {
         let documents = try documents()
         let template = try #require(

@@ -9,6 +9,8 @@ import Synchronization
 /// A request's line carries `method, route, status, bytes_in, bytes_out, ms, job_id,
 /// outcome`; start-up and shutdown have lines of their own (`listening on http://...`).
 /// Debug lines (a job's progress) are written only at `log_level` `debug`.
+/// Under `preflight serve`, lines go to the real stderr that `StderrRelay` saved, and what
+/// others write on fd 2 (the workers) comes back through the relay as lines of this log.
 final class RequestLog: Sendable {
     typealias Level = LogLevel
 
