@@ -3,8 +3,9 @@ import TestSupport
 
 /// The third-party validators the tests run, installed by `BOOTSTRAP_TESTS=1 scripts/bootstrap`
 /// (scripts/test does it): a Python venv at `.build/tools/venv` (openapi-core,
-/// kubernetes-validate, checkov) and Debian's promtool. A missing tool fails the test that
-/// needs it, with the command that installs it: these checks are not optional.
+/// kubernetes-validate, checkov) and `.build/tools/bin/promtool` (unpacked from Debian's
+/// prometheus package). A missing tool fails the test that needs it, with the command that
+/// installs it: these checks are not optional.
 enum TestTools {
     static let bootstrapHint = "install the test tools with `BOOTSTRAP_TESTS=1 scripts/bootstrap` (scripts/test does)"
 
@@ -13,7 +14,7 @@ enum TestTools {
         try executable(Repository.path(".build/tools/venv/bin/" + name))
     }
 
-    static func promtool() throws -> String { try executable("/usr/bin/promtool") }
+    static func promtool() throws -> String { try executable(Repository.path(".build/tools/bin/promtool")) }
 
     private static func executable(_ path: String) throws -> String {
         guard FileManager.default.isExecutableFile(atPath: path) else { throw HarnessError("no \(path): \(bootstrapHint)") }
