@@ -36,5 +36,9 @@ struct MetricsExpositionTests {
         let migrationSeconds = try #require(
             server.metric("preflight_http_request_duration_seconds_sum{route=\"/v1/migrations\",status=\"200\"}"))
         #expect(migrationSeconds > 0)
+        // Unrounded: a probe answered in well under a millisecond still adds its time.
+        let probeSeconds = try #require(
+            server.metric("preflight_http_request_duration_seconds_sum{route=\"/v1/plans/{name}\",status=\"404\"}"))
+        #expect(probeSeconds > 0)
     }
 }

@@ -23,6 +23,8 @@ final class RequestLog: Sendable {
         var ms: Int
         var jobID: String?
         var outcome: String?
+        /// The same time as `ms`, unrounded: what the request-duration histogram observes.
+        var seconds: Double = 0
     }
 
     /// The status logged and counted for a request that got no answer because the client
