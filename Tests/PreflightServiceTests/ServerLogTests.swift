@@ -1,5 +1,6 @@
 import Foundation
 import Testing
+import Simulation
 import TestSupport
 import PreflightService
 
@@ -65,5 +66,32 @@ import PreflightService
         let line = try #require(lines.first.flatMap { (try? JSONSerialization.jsonObject(with: Data($0.utf8))) as? [String: Any] })
         #expect(line["level"] as? String == "error")
         #expect((line["msg"] as? String)?.contains("PREFLIGHT_PORT") == true, "\(line)")
+    }
+}
+
+/// What a worker writes on its stderr reaches the server's log as a JSON line of its own.
+@Suite(.serialized) struct ServerLogRelayTests {
+    private let fixtures = TemporaryDirectory("log-relay-fixtures")
+
+    @Test func aWorkersStderrLineIsRelayedAsJSON() throws {
+        // The test-only fault makes each worker try to create a file where it may not, and
+        // say on its stderr how that went, in plain text.
+        let outside = fixtures.path + "/no-such-dir/outside"
+        let server = try ServerProcess(environment: [Worker.faultVariable: "create_file=\(outside)"])
+        let database = try Fixtures.notesDatabase(rows: 5, in: fixtures.path)
+        #expect(server.curl("/v1/migrations?plan=notes&launches=1", ["--data-binary", "@" + database]).status == 200)
+        #expect(server.stop(signal: SIGTERM) == 0)
+
+        let text = try String(contentsOfFile: server.stderrPath, encoding: .utf8)
+        let log = try text.split(separator: "\n").map { line in
+            try #require((try? JSONSerialization.jsonObject(with: Data(line.utf8))) as? [String: Any], "not a JSON object: \(line)")
+        }
+        let relayed = log.filter { ($0["msg"] as? String)?.hasPrefix("preflight worker: test fault create_file \(outside): ") == true }
+        #expect(!relayed.isEmpty, "\(text)")
+        for line in relayed {
+            #expect(line["level"] as? String == "error" && line["source"] as? String == "stderr")
+            #expect(line["time"] is String)
+        }
+        #expect(log.last?["msg"] as? String == "stopped")
     }
 }

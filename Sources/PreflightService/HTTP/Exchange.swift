@@ -35,9 +35,11 @@ final class Exchange {
     }
 
     var logEntry: RequestLog.Entry {
-        RequestLog.Entry(
+        let elapsed = ContinuousClock.now - started
+        return RequestLog.Entry(
             method: request.method, route: request.route?.label ?? Route.unmatchedLabel,
             status: sent?.status ?? RequestLog.clientClosedStatus, bytesIn: bytesIn, bytesOut: sent?.bytes ?? 0,
-            ms: milliseconds(ContinuousClock.now - started), jobID: jobID, outcome: outcome)
+            ms: milliseconds(elapsed), jobID: jobID, outcome: outcome,
+            seconds: Double(elapsed.components.seconds) + Double(elapsed.components.attoseconds) / 1e18)
     }
 }

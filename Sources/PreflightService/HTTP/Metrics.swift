@@ -7,6 +7,9 @@ import Synchronization
 final class Metrics: Sendable {
     /// Upper bounds (seconds) of the job-duration histogram's buckets.
     static let durationBuckets: [Double] = [0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30, 60, 120, 300, 600, 1800]
+    /// Upper bounds (seconds) of the request-duration histogram's buckets: from the probes'
+    /// milliseconds to a migration's whole upload and job (up to `max_job_seconds`, 600 by default).
+    static let requestDurationBuckets: [Double] = [0.005, 0.025, 0.1, 0.5, 1, 5, 30, 120, 600, 1800]
     /// Outcomes of jobs that ended without a report: the client left, or the server stopped.
     static let cancelledOutcome = "cancelled"
 
@@ -17,28 +20,28 @@ final class Metrics: Sendable {
 
     private struct State {
         var requests: [RequestKey: Int] = [:]
+        /// Keyed as `requests`: route templates (a bounded set, `unmatched` for the rest) and statuses.
+        var requestDurations: [RequestKey: Histogram] = [:]
         var jobs: [String: Int] = Dictionary(
             uniqueKeysWithValues: (Outcome.allCases.map(\.rawValue) + [Metrics.cancelledOutcome]).map { ($0, 0) })
-        var bucketCounts = [Int](repeating: 0, count: Metrics.durationBuckets.count)
-        var durationSum = 0.0
-        var durationCount = 0
+        var jobDurations = Histogram(bounds: Metrics.durationBuckets)
         var uploadBytes: Int64 = 0
     }
 
     private let state = Mutex(State())
 
-    func recordRequest(route: String, status: Int) {
-        state.withLock { $0.requests[RequestKey(route: route, status: status), default: 0] += 1 }
+    func recordRequest(route: String, status: Int, seconds: Double) {
+        let key = RequestKey(route: route, status: status)
+        state.withLock { state in
+            state.requests[key, default: 0] += 1
+            state.requestDurations[key, default: Histogram(bounds: Metrics.requestDurationBuckets)].observe(seconds)
+        }
     }
 
     func recordJob(outcome: String, seconds: Double) {
         state.withLock { state in
             state.jobs[outcome, default: 0] += 1
-            for (index, bound) in Metrics.durationBuckets.enumerated() where seconds <= bound {
-                state.bucketCounts[index] += 1
-            }
-            state.durationSum += seconds
-            state.durationCount += 1
+            state.jobDurations.observe(seconds)
         }
     }
 
@@ -50,10 +53,20 @@ final class Metrics: Sendable {
     func render(load: JobScheduler.Load) -> String {
         let snapshot = state.withLock { $0 }
         var lines: [String] = []
+        lines.append("# HELP preflight_build_info The running version of Preflight and of the SQLite it runs every rehearsal with.")
+        lines.append("# TYPE preflight_build_info gauge")
+        lines.append("preflight_build_info{version=\"\(Version.preflight)\",sqlite_version=\"\(Version.sqlite)\"} 1")
         lines.append("# HELP preflight_http_requests_total HTTP requests answered, by route template and status.")
         lines.append("# TYPE preflight_http_requests_total counter")
         for (key, count) in snapshot.requests.sorted(by: { ($0.key.route, $0.key.status) < ($1.key.route, $1.key.status) }) {
             lines.append("preflight_http_requests_total{route=\"\(key.route)\",status=\"\(key.status)\"} \(count)")
+        }
+        lines.append(
+            "# HELP preflight_http_request_duration_seconds Time from a request's headers to the end of its answer, by route template and status.")
+        lines.append("# TYPE preflight_http_request_duration_seconds histogram")
+        for (key, histogram) in snapshot.requestDurations.sorted(by: { ($0.key.route, $0.key.status) < ($1.key.route, $1.key.status) }) {
+            lines += histogram.samples(
+                "preflight_http_request_duration_seconds", labels: ["route=\"\(key.route)\"", "status=\"\(key.status)\""])
         }
         lines.append("# HELP preflight_jobs_total Jobs that ended, by outcome (cancelled: the client left or the server stopped).")
         lines.append("# TYPE preflight_jobs_total counter")
@@ -62,12 +75,7 @@ final class Metrics: Sendable {
         }
         lines.append("# HELP preflight_job_duration_seconds Wall-clock time of jobs, from the end of the upload to the report.")
         lines.append("# TYPE preflight_job_duration_seconds histogram")
-        for (index, bound) in Metrics.durationBuckets.enumerated() {
-            lines.append("preflight_job_duration_seconds_bucket{le=\"\(Metrics.number(bound))\"} \(snapshot.bucketCounts[index])")
-        }
-        lines.append("preflight_job_duration_seconds_bucket{le=\"+Inf\"} \(snapshot.durationCount)")
-        lines.append("preflight_job_duration_seconds_sum \(Metrics.number(snapshot.durationSum))")
-        lines.append("preflight_job_duration_seconds_count \(snapshot.durationCount)")
+        lines += snapshot.jobDurations.samples("preflight_job_duration_seconds")
         lines.append("# HELP preflight_upload_bytes_total Bytes of request bodies received on /v1/migrations.")
         lines.append("# TYPE preflight_upload_bytes_total counter")
         lines.append("preflight_upload_bytes_total \(snapshot.uploadBytes)")
@@ -80,7 +88,7 @@ final class Metrics: Sendable {
         return lines.joined(separator: "\n") + "\n"
     }
 
-    private static func number(_ value: Double) -> String {
+    static func number(_ value: Double) -> String {
         value.rounded() == value && abs(value) < 1e15 ? String(Int64(value)) : String(value)
     }
 }

@@ -9,6 +9,8 @@ import Synchronization
 /// A request's line carries `method, route, status, bytes_in, bytes_out, ms, job_id,
 /// outcome`; start-up and shutdown have lines of their own (`listening on http://...`).
 /// Debug lines (a job's progress) are written only at `log_level` `debug`.
+/// Under `preflight serve`, lines go to the real stderr that `StderrRelay` saved, and what
+/// others write on fd 2 (the workers) comes back through the relay as lines of this log.
 final class RequestLog: Sendable {
     typealias Level = LogLevel
 
@@ -21,6 +23,8 @@ final class RequestLog: Sendable {
         var ms: Int
         var jobID: String?
         var outcome: String?
+        /// The same time as `ms`, unrounded: what the request-duration histogram observes.
+        var seconds: Double = 0
     }
 
     /// The status logged and counted for a request that got no answer because the client
@@ -31,10 +35,13 @@ final class RequestLog: Sendable {
     private let enabled: Bool
     /// The least level written.
     let level: Level
+    /// Where lines go: stderr, or the real stderr saved by `StderrRelay` once fd 2 is its pipe.
+    private let descriptor: Int32
 
-    init(enabled: Bool = true, level: Level = .info) {
+    init(enabled: Bool = true, level: Level = .info, descriptor: Int32 = 2) {
         self.enabled = enabled
         self.level = level
+        self.descriptor = descriptor
     }
 
     var writesDebug: Bool { enabled && level <= .debug }
@@ -55,7 +62,7 @@ final class RequestLog: Sendable {
         guard enabled, level >= self.level else { return }
         let line = RequestLog.line(time: Date(), level: level, message: message, fields: fields)
         lock.withLock { _ in
-            _ = Array(line.utf8).withUnsafeBytes { writeAll(2, $0) }
+            _ = Array(line.utf8).withUnsafeBytes { writeAll(descriptor, $0) }
         }
     }
 

@@ -16,13 +16,16 @@ public enum Server {
     public static func serve(configPath: String?, workerExecutable: String) -> Int32 {
         signal(SIGPIPE, SIG_IGN)
         let service: Service
+        var relay: StderrRelay?
         do {
             let configuration = try ServiceConfiguration.load(path: configPath)
             try prepareJobDirectory(configuration.jobDir)
+            relay = StderrRelay(level: configuration.logLevel)
             service = try Service(
                 configuration: configuration, runner: JobRunner(workerExecutable: workerExecutable),
-                log: RequestLog(level: configuration.logLevel))
+                log: relay?.log ?? RequestLog(level: configuration.logLevel))
         } catch {
+            relay?.finish()
             RequestLog().write(.error, "preflight serve: \(error)")
             return 2
         }
@@ -66,6 +69,7 @@ public enum Server {
         shutDown(service, daemon: daemon)
         sweeper.cancel()
         for source in sources { source.cancel() }
+        relay?.finish()
         service.log.write(.info, "stopped")
         return 0
     }

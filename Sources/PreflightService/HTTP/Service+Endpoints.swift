@@ -25,9 +25,9 @@ extension Service {
             body: .bytes(Array(metrics.render(load: scheduler.load).utf8)))
     }
 
-    /// Resources/openapi.json, byte for byte. OpenAPITests keeps it true: every status
-    /// the server answers in the end-to-end tests is documented for its route, and the
-    /// report schema's required fields are exactly the report's top-level fields.
+    /// Resources/openapi.json, byte for byte. OpenAPITests keeps it true: openapi-core
+    /// validates a real request and answer of every kind against it, and the report
+    /// schema's required fields are exactly the report's top-level fields.
     func openAPIDocument() -> HTTPResponse {
         .json(PackageResources.openapi_json)
     }

@@ -138,7 +138,7 @@ final class Service: Sendable {
 
     /// Logs a finished exchange and counts it.
     func record(_ entry: RequestLog.Entry) {
-        metrics.recordRequest(route: entry.route, status: entry.status)
+        metrics.recordRequest(route: entry.route, status: entry.status, seconds: entry.seconds)
         log.write(entry)
     }
 }
