@@ -79,7 +79,7 @@ struct LaunchTests {
         let unlimited = try run(["--db", database, "--plan", single, "--out", directory.file("single.db")], in: directory)
         #expect(try unlimited.decodedReport.outcome == .completed, "\(unlimited.stderr)")
         let stepMs = try unlimited.decodedReport.steps.first?.elapsedMs ?? 0
-        let watchdog = max(150, stepMs / 3)
+        let watchdog = max(200, stepMs / 3)
 
         let reference = try run(["--db", database, "--plan", chunked, "--out", directory.file("reference.db")], in: directory)
         #expect(try reference.decodedReport.outcome == .completed, "\(reference.stderr)")
