@@ -82,9 +82,16 @@ public enum Synthesizer {
         }
         var fills: [String: TableFill] = [:]
         for (position, table) in schema.tables.enumerated() {
+            let existing: Int64
+            do {
+                existing = try connection.integer(
+                    "SELECT \(table.rowidName.map { "coalesce(max(\(SQLText.quote($0))), 0)" } ?? "count(*)") FROM \(SQLText.quote(table.name))")
+            } catch {
+                throw .sqlite(error, while: "reading \(table.name)")
+            }
             fills[table.name.lowercased()] = try TableFill(
                 table: table, rows: counts[table.name.lowercased()] ?? 0, counts: counts, sample: request.like,
-                salt: position + 1)
+                salt: position + 1, existingRows: existing)
         }
         // One pool for every statement: a child's foreign key may cut its parent's key text.
         let poolLength = ValueExpression.poolWindow + min(fills.values.map(longestValue).max() ?? 1, ValueExpression.maxLength)
@@ -147,6 +154,8 @@ public enum Synthesizer {
         let values = try fill.columnValues(fills: fills, counts: counts)
         let quoted = SQLText.quote(fill.table.name)
         let presence = fill.presence(values)
+        // The pool is bound only where a value cuts text from it.
+        let parameters = values.contains { $0.value.contains("?1") } ? [pool] : []
         let insert = { (start: Int64, retry: Bool) -> String in
             "INSERT OR IGNORE INTO \(quoted)(\(values.map { SQLText.quote($0.name) }.joined(separator: ", "))) "
                 + fill.counter(start: start) + " SELECT \(values.map(\.value).joined(separator: ", ")) FROM preflight_counter"
@@ -162,13 +171,14 @@ public enum Synthesizer {
                 // Plan SQL is compiled into this statement (the table's CHECKs, its triggers):
                 // it is prepared and run under the plan policy, as everywhere else.
                 try connection.preparePlanStatement(insert(streamStart(seed: seed, table: fill.salt, attempt: attempt), attempt > 0))
-                    .run([pool])
+                    .run(parameters)
                 made = Int(try connection.integer("SELECT count(*) FROM \(quoted)") - before)
                 attempt += 1
                 if made >= fill.rows || fill.table.checks.isEmpty || presence == nil { break }
             }
             if made < fill.rows {
-                shortfall = try diagnose(fill, values: values, made: made, attempts: attempt, pool: pool, seed: seed, connection)
+                shortfall = try diagnose(
+                    fill, values: values, made: made, attempts: attempt, parameters: parameters, seed: seed, connection)
                 connection.rollbackIfNeeded()
             } else {
                 try connection.execute("COMMIT")
@@ -183,7 +193,7 @@ public enum Synthesizer {
     /// Why rows are missing: the first CHECK that the last attempt's values break,
     /// named with its table and columns.
     private static func diagnose(
-        _ fill: TableFill, values: [(name: String, value: String)], made: Int, attempts: Int, pool: SQLiteValue,
+        _ fill: TableFill, values: [(name: String, value: String)], made: Int, attempts: Int, parameters: [SQLiteValue],
         seed: UInt64, _ connection: Connection
     ) throws(SQLiteError) -> SynthesisError {
         let candidates = "SELECT \(values.map { "\($0.value) AS \(SQLText.quote($0.name))" }.joined(separator: ", ")) FROM preflight_counter"
@@ -191,7 +201,7 @@ public enum Synthesizer {
         for check in fill.table.checks {
             let broken = try connection.preparePlanStatement(
                 fill.counter(start: start) + " SELECT count(*) FROM (\(candidates)) WHERE NOT (\(check.expression))")
-            let rows = try broken.rows([pool])
+            let rows = try broken.rows(parameters)
             if let count = rows.first?.first?.integerValue, count > 0 {
                 let columns = check.columns.isEmpty ? "" : ", column \(check.columns.map { "\"\($0)\"" }.joined(separator: ", "))"
                 return .unsatisfiable(

@@ -26,13 +26,17 @@ struct TableFill {
     private(set) var parentRows: [Int: String] = [:]
     /// The salt of this table's stream (its place in the schema).
     let salt: Int
+    /// Rows the plan's own steps put in the table (Room's `room_master_table`): the new
+    /// rows are numbered after them, so that their keys stay clear of the old ones.
+    let existingRows: Int64
 
     init(
-        table: SchemaShape.Table, rows: Int, counts: [String: Int], sample: SampleShape?, salt: Int
+        table: SchemaShape.Table, rows: Int, counts: [String: Int], sample: SampleShape?, salt: Int, existingRows: Int64
     ) throws(SynthesisError) {
         self.table = table
         self.rows = rows
         self.salt = salt
+        self.existingRows = existingRows
         var shapes: [String: ColumnShape] = [:]
         for column in table.columns {
             var shape = sample?.shape(table: table.name, column: column.name) ?? ColumnShape.defaults(for: column)
@@ -80,7 +84,12 @@ struct TableFill {
         }
     }
 
-    /// The value of `column` for row `row` (SQL), when it follows from the row number
+    /// The key number of new row `row` (1...N, as SQL): after the rows already there.
+    func numbered(_ row: String) -> String {
+        existingRows == 0 ? row : "(\(row) + \(existingRows))"
+    }
+
+    /// The value of `column` for key number `row` (SQL), when it follows from the row number
     /// alone: what a child's foreign key to this table names.
     func keyValue(_ column: String, row: String) -> String? {
         switch roles[column.lowercased()] {
@@ -98,16 +107,16 @@ struct TableFill {
     /// lowercased name, for the parents' key values; `counts`: rows per table.
     func columnValues(fills: [String: TableFill], counts: [String: Int]) throws(SynthesisError) -> [(name: String, value: String)] {
         var values: [(String, String)] = []
-        if let rowid = table.rowidName, table.rowidColumn == nil { values.append((rowid, "preflight_counter.n")) }
+        if let rowid = table.rowidName, table.rowidColumn == nil { values.append((rowid, numbered("preflight_counter.n"))) }
         for (position, column) in table.columns.enumerated() where !column.generated {
             let key = column.name.lowercased()
             let shape = shapes[key] ?? ColumnShape.defaults(for: column)
             let columnSalt = salt * 1000 + position * 4
             switch roles[key] ?? .free {
             case .rowid:
-                values.append((column.name, "preflight_counter.n"))
+                values.append((column.name, numbered("preflight_counter.n")))
             case .distinct:
-                values.append((column.name, keyValue(column.name, row: "preflight_counter.n") ?? "preflight_counter.n"))
+                values.append((column.name, keyValue(column.name, row: numbered("preflight_counter.n")) ?? numbered("preflight_counter.n")))
             case .foreignKey(let index):
                 let reference = try parentValue(of: column, key: index, fills: fills, counts: counts)
                 let fraction = isWholeUniqueKey(index) ? 0 : shape.nullFraction
@@ -134,7 +143,7 @@ struct TableFill {
     ) throws(SynthesisError) -> String? {
         let key = table.foreignKeys[index]
         let parentCount = counts[key.parent.lowercased()] ?? 0
-        guard parentCount > 0, let parent = fills[key.parent.lowercased()], let row = parentRows[index] else {
+        guard parentCount > 0, let parent = fills[key.parent.lowercased()], let drawnRow = parentRows[index] else {
             if !column.notNull { return nil }
             throw .unsatisfiable(
                 "table \"\(table.name)\", column \"\(column.name)\" is NOT NULL and references \"\(key.parent)\", which gets no rows; give \"\(key.parent)\" rows too (--rows \(key.parent)=N)")
@@ -142,6 +151,7 @@ struct TableFill {
         guard let position = key.from.firstIndex(where: { $0.caseInsensitiveCompare(column.name) == .orderedSame }),
             position < key.to.count
         else { return nil }
+        let row = parent.numbered(drawnRow)
         let target = key.to[position]
         if let value = parent.keyValue(target, row: row) { return value }
         // A parent key that is not a function of the row number (itself a foreign key):
@@ -159,7 +169,7 @@ struct TableFill {
     /// again; nil when the table has no key computed from `n`.
     func presence(_ values: [(name: String, value: String)]) -> String? {
         if let rowid = table.rowidName {
-            return "EXISTS (SELECT 1 FROM \(SQLText.quote(table.name)) WHERE \(SQLText.quote(rowid)) = preflight_counter.n)"
+            return "EXISTS (SELECT 1 FROM \(SQLText.quote(table.name)) WHERE \(SQLText.quote(rowid)) = \(numbered("preflight_counter.n")))"
         }
         let keyed = table.primaryKey.filter { roles[$0.lowercased()] == .distinct }
         guard !keyed.isEmpty else { return nil }
