@@ -9,9 +9,10 @@ import MigrationCore
 ///     let summary = try Synthesizer.synthesize(
 ///         SynthesisRequest(plan: plan, version: 3, rows: ["notes": 100_000], like: nil, seed: 1), to: "big.db")
 public enum Synthesizer {
-    /// How many times the rows a CHECK turned down are made again, each time from
-    /// another start of the stream, before the check is called unmeetable.
-    static let maxAttempts = 8
+    /// How many times at most the rows a CHECK turned down are made again, each time from
+    /// another start of the stream. A check that half the values meet needs about log2(N)
+    /// attempts; one that an attempt and the next meet for no row is called unmeetable.
+    static let maxAttempts = 64
 
     public static func synthesize(_ request: SynthesisRequest, to path: String) throws(SynthesisError) -> SynthesisSummary {
         let newest = request.plan.newestVersion
@@ -167,14 +168,17 @@ public enum Synthesizer {
             let before = try connection.integer("SELECT count(*) FROM \(quoted)")
             var made = 0
             var attempt = 0
+            var fruitless = 0
             while attempt < maxAttempts {
                 // Plan SQL is compiled into this statement (the table's CHECKs, its triggers):
                 // it is prepared and run under the plan policy, as everywhere else.
                 try connection.preparePlanStatement(insert(streamStart(seed: seed, table: fill.salt, attempt: attempt), attempt > 0))
                     .run(parameters)
-                made = Int(try connection.integer("SELECT count(*) FROM \(quoted)") - before)
+                let total = Int(try connection.integer("SELECT count(*) FROM \(quoted)") - before)
+                fruitless = total == made ? fruitless + 1 : 0
+                made = total
                 attempt += 1
-                if made >= fill.rows || fill.table.checks.isEmpty || presence == nil { break }
+                if made >= fill.rows || fill.table.checks.isEmpty || presence == nil || fruitless == 2 { break }
             }
             if made < fill.rows {
                 shortfall = try diagnose(
