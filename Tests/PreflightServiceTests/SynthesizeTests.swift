@@ -115,8 +115,8 @@ struct SynthesizeTests {
         #expect(pairs.stderr.contains("only 50 distinct combinations"), "\(pairs.stderr)")
     }
 
-    /// `--like`: each column follows the sample's NULL fraction, mean text length, range and
-    /// few values; the sample's own texts are not copied; the WAL sample gives a WAL file.
+    /// `--like`: each column follows the sample's NULL fraction, mean text length, share of
+    /// distinct values, range and few values; the sample's own texts are not copied; the WAL sample gives a WAL file.
     @Test func likeFollowsTheSamplesShape() throws {
         let directory = TemporaryDirectory("synthesize")
         let sample = directory.file("sample.db")
@@ -126,14 +126,17 @@ struct SynthesizeTests {
             CREATE TABLE notes(id INTEGER PRIMARY KEY, title TEXT NOT NULL, body TEXT, category TEXT NOT NULL DEFAULT 'uncategorized',
                 sync_status TEXT NOT NULL DEFAULT 'synced', updated_at INTEGER NOT NULL, search_key TEXT);
             WITH RECURSIVE c(n) AS (SELECT 1 UNION ALL SELECT n + 1 FROM c WHERE n < 3000)
-            INSERT INTO notes SELECT n, 'sample title ' || n, CASE WHEN n % 10 < 3 THEN NULL ELSE printf('%.*c', 100 + (n * 37) % 400, 'b') END,
+            INSERT INTO notes SELECT n, 'sample title ' || (n % 1500), CASE WHEN n % 10 < 3 THEN NULL ELSE printf('%.*c', 100 + (n * 37) % 400, 'b') END,
                 'c' || (n % 4), CASE WHEN n % 10 = 0 THEN 'pending' ELSE 'synced' END, 1700000000 + n * 60, NULL FROM c;
             """, journalMode: "WAL")
         let out = directory.file("like.db")
         let result = try PreflightProcess.run(
             ["synthesize", "--plan", "Config/plans/notes.json", "--version", "6", "--rows", "notes=20000", "--like", sample, "--out", out])
         #expect(result.status == 0, "\(result.stderr)")
-        let measure = "SELECT avg(body IS NULL), avg(length(body)), avg(length(title)), avg(search_key IS NULL) FROM notes"
+        let measure = """
+            SELECT avg(body IS NULL), avg(length(body)), avg(length(title)), avg(search_key IS NULL),
+                   count(DISTINCT title) * 1.0 / count(*) FROM notes
+            """
         let expected = try Connection(path: sample, readOnly: true).rows(measure)[0]
         let made = try Connection(path: out, readOnly: true)
         let got = try made.rows(measure)[0]

@@ -72,7 +72,9 @@ enum ValueExpression {
     ) -> String {
         var source = draw(salt)
         if let distinctValues, distinctValues > 0 {
-            source = "((\(source) % \(distinctValues) + 1) * \(multiplier(salt + 1)) % \(modulus))"
+            // Row n takes value n mod D: each of the D values is used (a random pick of D
+            // would leave about a third of them out), and the multiplier scatters them.
+            source = "((preflight_counter.n % \(distinctValues) + 1) * \(multiplier(salt + 1)) % \(modulus))"
         }
         if let allowed = facts.allowed, !allowed.isEmpty {
             return choice(allowed.map { ($0, 1) }, source: source)
@@ -117,10 +119,13 @@ enum ValueExpression {
         return "CASE\(cases) ELSE \(options[options.count - 1].0) END"
     }
 
-    /// Text of a length in `lengths`, cut from the pool where `draw` says.
+    /// Text of a length in `lengths`: two pieces cut from the pool where `draw` says, so
+    /// that a column has as many different texts as it asks for (poolWindow² starts, not
+    /// poolWindow).
     private static func text(_ shape: ColumnShape, draw: String, lengths: ClosedRange<Int>) -> String {
         let length = lengths.count == 1 ? "\(lengths.lowerBound)" : "(\(lengths.lowerBound) + \(draw) / 7 % \(lengths.count))"
-        return "CAST(substr(?1, 1 + \(draw) % \(poolWindow), \(length)) AS TEXT)"
+        let first = "(\(length) / 2)"
+        return "CAST(substr(?1, 1 + \(draw) % \(poolWindow), \(first)) || substr(?1, 1 + \(draw) / \(poolWindow) % \(poolWindow), \(length) - \(first)) AS TEXT)"
     }
 
     /// Lengths whose mean is the shape's, inside its smallest and largest (uniform over a
