@@ -38,8 +38,8 @@ struct SchemaShape {
     struct ForeignKey {
         var parent: String
         var from: [String]
-        /// The parent's columns; nil entries (SQLite's `to` left out) are filled with the
-        /// parent's primary key when the schema is read.
+        /// The parent's columns; where SQLite's `to` is empty (the key names no parent
+        /// columns), the parent's primary key, filled in when the schema is read.
         var to: [String]
     }
 
