@@ -149,7 +149,7 @@ public enum RunCommand {
     }
 
     /// A plan file, or a folder of an app's migrations imported in memory (CONTRACT §4).
-    private static func loadPlan(_ path: String) throws(UsageError) -> Plan {
+    static func loadPlan(_ path: String) throws(UsageError) -> Plan {
         var isDirectory: ObjCBool = false
         guard FileManager.default.fileExists(atPath: path, isDirectory: &isDirectory) else {
             throw UsageError("cannot read the plan \(path): there is no such file or folder", suggestsHelp: false)
