@@ -23,7 +23,7 @@ import Testing
         }
         // The limit is reached: a thread for each connection it took.
         #expect(server.eventually { (threadCount(server.pid) ?? 0) >= idleThreads + limit })
-        // The main port takes no more (a fresh request waits in the backlog)...
+        // The main port takes no more (a fresh request is closed unanswered)...
         #expect(curl(server.base + "/healthz", [], timeout: 2).status == 0)
         // ...while the probe port answers at once, for both routes.
         let health = curl("http://127.0.0.1:\(server.probePort)/healthz", [], timeout: 5)

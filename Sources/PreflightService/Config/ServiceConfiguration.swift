@@ -30,7 +30,7 @@ public struct ServiceConfiguration: Sendable, Equatable {
     /// Connections one client address may hold at once; 0 for no limit.
     public var perIPConnectionLimit: Int
     /// Connections the main port holds at once, all clients together (each costs a
-    /// thread there); past it new ones wait in the kernel's backlog.
+    /// thread there); past it libmicrohttpd closes new ones at once.
     public var maxConnections: Int
     /// The probe port: `/healthz` and `/metrics` only, on a listener of its own that no
     /// number of connections to `port` can fill; 0 picks a free one, which `serve` prints.

@@ -19,7 +19,7 @@ import MigrationCore
 /// answers at once while jobs and uploads run.
 ///
 /// Connections: a thread each is bounded by `max_connections` (libmicrohttpd's total
-/// limit; past it new connections wait in the kernel's backlog). A client that opens that
+/// limit; past it libmicrohttpd closes new connections at once). A client that opens that
 /// many connections from as many addresses (`per_ip_connection_limit` does not see it) and
 /// sends half a request line on each fills that limit for the header timeout, and again
 /// after, so `/healthz` and `/metrics` also answer on a second listener, the probe port
