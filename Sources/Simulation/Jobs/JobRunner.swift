@@ -86,6 +86,11 @@ private struct JobRun {
                     code: "wal_missing", step: nil,
                     message: "the file's header says WAL mode, but no -wal file came with it: whatever the app had committed since the last checkpoint is not in this rehearsal; upload the database together with its -wal (multipart part \"wal\", or --wal)"))
             }
+            if let finding = WALFinding.check(
+                walPath: job.directory.input.wal, databasePath: job.directory.input.path, database: fields)
+            {
+                warnings.append(Warning(code: finding.code, step: nil, message: finding.message))
+            }
         }
         // 2. The work copy and the worker's instructions.
         do {
