@@ -141,7 +141,7 @@ extension Service {
 
     /// The plan and the effective options: as the headers resolved them for a raw body;
     /// from the query and the parts for a multipart one.
-    fileprivate func makeJob(_ upload: MigrationUpload) throws(HTTPError) -> Job {
+    private func makeJob(_ upload: MigrationUpload) throws(HTTPError) -> Job {
         let plan: Plan
         let options: RunOptions
         let device: DeviceProfile
