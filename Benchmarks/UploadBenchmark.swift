@@ -171,6 +171,7 @@ private final class BenchServer {
         _ = FileManager.default.createFile(atPath: stdoutPath, contents: nil)
         var environment = ProcessInfo.processInfo.environment
         environment["PREFLIGHT_PORT"] = "0"
+        environment["PREFLIGHT_PROBE_PORT"] = "0"
         environment["PREFLIGHT_BIND"] = "127.0.0.1"
         environment["PREFLIGHT_JOB_DIR"] = root + "/jobs"
         environment["PREFLIGHT_PLANS_DIR"] = root + "/plans"

@@ -141,7 +141,7 @@ import PreflightService
         let configuration = directory.file("Config/preflight.json")
         try FileManager.default.createDirectory(atPath: directory.file("Config"), withIntermediateDirectories: true)
         try Data("""
-            {"bind": "127.0.0.1", "port": 0, "job_dir": "jobs", "plans_dir": "plans", "devices_dir": "devices",
+            {"bind": "127.0.0.1", "port": 0, "probe_port": 0, "job_dir": "jobs", "plans_dir": "plans", "devices_dir": "devices",
              "tokens": ["secret-token"]}
             """.utf8).write(to: URL(fileURLWithPath: configuration))
         let server = try BoundedRun.Background(

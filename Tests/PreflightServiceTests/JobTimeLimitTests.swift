@@ -64,6 +64,37 @@ import TestSupport
         #expect(report.steps.first { $0.version == 2 }?.status == .applied)
     }
 
+    /// Drift, with the watchdog: both launches are killed in the endless step, a crash
+    /// loop, and the state read that follows (a verify worker, whose fresh-install replay
+    /// runs the same step) is what the job's deadline cuts. The job ends on its time limit,
+    /// not as the crash loop an unknown state would have been taken for.
+    @Test func aDeadlineThatRunsOutInTheStateReadAfterAKillIsATimeLimit() throws {
+        let directory = TemporaryDirectory("time-limit")
+        let planPath = directory.file("plan.json")
+        let plan: [String: Any] = [
+            "name": "slow", "runner": "drift",
+            "steps": [
+                ["version": 1, "name": "create", "sql": "CREATE TABLE t(x)"],
+                ["version": 2, "name": "count forever", "sql": Self.endless],
+            ],
+        ]
+        try JSONSerialization.data(withJSONObject: plan).write(to: URL(fileURLWithPath: planPath))
+        let database = try FixtureDatabase.create(
+            at: directory.file("a.db"), sql: "CREATE TABLE t(x); INSERT INTO t VALUES (1); PRAGMA user_version = 1;")
+        // Two launches of 1 s each fit well within the 6 s; the replay does not.
+        let result = try PreflightProcess.run(
+            ["run", "--db", database, "--plan", planPath, "--watchdog-ms", "1000", "--launches", "2"],
+            environment: ["PREFLIGHT_MAX_JOB_SECONDS": "6"])
+        let report = try result.decodedReport
+        #expect(report.outcome == .failed, "\(result.stderr)")
+        let failure = try #require(report.failure)
+        #expect(failure.kind == "time_limit", "\(failure)")
+        #expect(failure.phase == "replay")
+        #expect(failure.step == 2)
+        // Both launches, killed by the watchdog, are kept.
+        #expect(report.launches.map(\.ended) == [.killed, .killed])
+    }
+
     @Test func theLimitIsAConfigurationKeyWithItsVariable() throws {
         let configuration = try ServiceConfiguration.load(path: nil, environment: ["PREFLIGHT_MAX_JOB_SECONDS": "42"])
         #expect(configuration.maxJobSeconds == 42)

@@ -166,6 +166,46 @@ struct RunCommandTests {
         #expect(!withWAL.warnings.contains { $0.code == "wal_missing" })
     }
 
+    /// A WAL whose last transaction is torn loses that transaction, on the device and here,
+    /// and the report says so; a WAL from another app's database is named as such.
+    @Test func damagedAndForeignWALsAreWarnedAbout() throws {
+        let directory = TemporaryDirectory("run")
+        let device = directory.file("device.db")
+        let app = try Connection(path: device, create: true)
+        try app.execute(NotesHistory.schema(version: 2) + "PRAGMA user_version = 2; PRAGMA application_id = \(NotesHistory.applicationID);")
+        try app.execute("PRAGMA journal_mode = WAL; PRAGMA wal_autocheckpoint = 0; PRAGMA wal_checkpoint(TRUNCATE);")
+        try app.execute("\(series(100)) INSERT INTO notes(id, title, updated_at) SELECT value, 'n' || value, value FROM series")
+        try app.execute("\(series(100)) INSERT INTO notes(id, title, updated_at) SELECT value + 100, 'm' || value, value FROM series")
+        try FileManager.default.copyItem(atPath: device, toPath: directory.file("pulled.db"))
+        try FileManager.default.copyItem(atPath: device + "-wal", toPath: directory.file("pulled.db-wal"))
+        withExtendedLifetime(app) {}
+        // Tear the last frame (the second transaction's commit): one byte of its page.
+        let wal = try FileHandle(forUpdating: URL(fileURLWithPath: directory.file("pulled.db-wal")))
+        let end = try wal.seekToEnd()
+        try wal.seek(toOffset: end - 100)
+        try wal.write(contentsOf: Data([0xA5]))
+        try wal.close()
+
+        let torn = try PreflightProcess.run([
+            "run", "--db", directory.file("pulled.db"), "--wal", directory.file("pulled.db-wal"), "--plan", plan,
+        ])
+        #expect(torn.status == 0, "\(torn.stderr)")
+        let report = try torn.decodedReport
+        #expect(report.input.tables?["notes"] == 100)
+        let warning = try #require(report.warnings.first { $0.code == "wal_frames_ignored" })
+        #expect(warning.message.contains("SQLite ignores"), "\(warning.message)")
+
+        let other = directory.file("other.db")
+        let otherApp = try Connection(path: other, create: true)
+        try otherApp.execute("PRAGMA journal_mode = WAL; PRAGMA wal_autocheckpoint = 0; CREATE TABLE invoices(id INTEGER PRIMARY KEY)")
+        try FileManager.default.copyItem(atPath: other + "-wal", toPath: directory.file("foreign-wal"))
+        withExtendedLifetime(otherApp) {}
+        let foreign = try PreflightProcess.run([
+            "run", "--db", directory.file("pulled.db"), "--wal", directory.file("foreign-wal"), "--plan", plan,
+        ]).decodedReport
+        #expect(foreign.warnings.contains { $0.code == "wal_mismatch" }, "\(foreign.warnings)")
+    }
+
     @Test func anInvalidPlanIsBadUsage() throws {
         let directory = TemporaryDirectory("run")
         let planPath = directory.file("plan.json")

@@ -13,6 +13,8 @@ final class ServerProcess: @unchecked Sendable {
     let stdoutPath: String
     let stderrPath: String
     private(set) var port = 0
+    /// The probe port (`/healthz` and `/metrics` on a listener of their own).
+    private(set) var probePort = 0
 
     var base: String { "http://127.0.0.1:\(port)" }
     var pid: Int32 { process.processIdentifier }
@@ -35,6 +37,7 @@ final class ServerProcess: @unchecked Sendable {
 
         var variables = ProcessInfo.processInfo.environment
         variables["PREFLIGHT_PORT"] = "0"
+        variables["PREFLIGHT_PROBE_PORT"] = "0"
         variables["PREFLIGHT_BIND"] = "127.0.0.1"
         variables["PREFLIGHT_JOB_DIR"] = jobDir
         variables["PREFLIGHT_PLANS_DIR"] = plansDir
@@ -50,11 +53,13 @@ final class ServerProcess: @unchecked Sendable {
 
         // Polls of 20 ms, at most 750 (about 15 s), for the line that names the port.
         for _ in 0..<750 {
-            let text = (try? String(contentsOfFile: stdoutPath, encoding: .utf8)) ?? ""
-            if let line = text.split(separator: "\n").first(where: { $0.hasPrefix("listening on http://") }),
-                let port = Int(line.split(separator: ":").last ?? "")
-            {
+            let lines = ((try? String(contentsOfFile: stdoutPath, encoding: .utf8)) ?? "").split(separator: "\n")
+            func portNamed(after prefix: String) -> Int? {
+                lines.first { $0.hasPrefix(prefix) }.flatMap { Int($0.split(separator: ":").last ?? "") }
+            }
+            if let port = portNamed(after: "listening on http://"), let probePort = portNamed(after: "probes (/healthz, /metrics) on") {
                 self.port = port
+                self.probePort = probePort
                 return
             }
             if !process.isRunning { break }

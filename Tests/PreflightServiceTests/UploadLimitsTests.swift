@@ -93,13 +93,28 @@ private func allocatedBytes(_ path: String) -> Int64 {
 }
 
 /// A plain TCP connection to the server on 127.0.0.1, for what curl cannot do: hold a
-/// request open half sent. Closed when released.
+/// request open half sent. Closed when released. `from` binds it to another loopback
+/// address (127.0.0.2, ...): many clients, as `per_ip_connection_limit` sees them.
 final class LoopbackSocket {
     let descriptor: Int32
 
-    init(port: Int) throws {
+    init(port: Int, from source: String? = nil) throws {
         descriptor = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
         guard descriptor >= 0 else { throw HarnessError("socket: \(String(cString: strerror(errno)))") }
+        if let source {
+            var local = sockaddr_in()
+            local.sin_family = sa_family_t(AF_INET)
+            local.sin_addr.s_addr = inet_addr(source)
+            let bound = withUnsafePointer(to: &local) {
+                $0.withMemoryRebound(to: sockaddr.self, capacity: 1) {
+                    bind(descriptor, $0, socklen_t(MemoryLayout<sockaddr_in>.size))
+                }
+            }
+            guard bound == 0 else {
+                close(descriptor)
+                throw HarnessError("bind \(source): \(String(cString: strerror(errno)))")
+            }
+        }
         var address = sockaddr_in()
         address.sin_family = sa_family_t(AF_INET)
         address.sin_port = in_port_t(UInt16(port).bigEndian)

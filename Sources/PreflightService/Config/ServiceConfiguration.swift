@@ -29,6 +29,12 @@ public struct ServiceConfiguration: Sendable, Equatable {
     public var connectionTimeoutS: Int
     /// Connections one client address may hold at once; 0 for no limit.
     public var perIPConnectionLimit: Int
+    /// Connections the main port holds at once, all clients together (each costs a
+    /// thread there); past it libmicrohttpd closes new ones at once.
+    public var maxConnections: Int
+    /// The probe port: `/healthz` and `/metrics` only, on a listener of its own that no
+    /// number of connections to `port` can fill; 0 picks a free one, which `serve` prints.
+    public var probePort: Int
     /// Where job directories are made (mode 0700); `null` in a document means
     /// `preflight-jobs` under the system's temporary directory.
     public var jobDir: String
@@ -59,6 +65,7 @@ public struct ServiceConfiguration: Sendable, Equatable {
         "bind": .address, "port": .integer(0...65535), "max_upload_bytes": .bytes,
         "max_concurrent_jobs": .integer(1...1024), "queue_length": .integer(0...65536),
         "connection_timeout_s": .integer(0...86_400), "per_ip_connection_limit": .integer(0...65536),
+        "max_connections": .integer(1...65536), "probe_port": .integer(0...65535),
         "job_dir": .directory, "keep_seconds": .integer(0...30 * 86_400), "tokens": .tokens,
         "plans_dir": .directory, "devices_dir": .directory, "shutdown_grace_s": .integer(0...86_400),
         "log_level": .logLevel,
@@ -102,6 +109,8 @@ public struct ServiceConfiguration: Sendable, Equatable {
         queueLength = try settings.value("queue_length")
         connectionTimeoutS = try settings.value("connection_timeout_s")
         perIPConnectionLimit = try settings.value("per_ip_connection_limit")
+        maxConnections = try settings.value("max_connections")
+        probePort = try settings.value("probe_port")
         jobDir = settings.valueIfSet("job_dir") ?? Self.temporaryJobDir
         keepSeconds = try settings.value("keep_seconds")
         tokens = try settings.value("tokens")
@@ -138,6 +147,10 @@ public struct ServiceConfiguration: Sendable, Equatable {
         var v6 = in6_addr()
         guard inet_pton(AF_INET, bind, &v4) == 1 || inet_pton(AF_INET6, bind, &v6) == 1 else {
             throw ConfigurationError(key: "bind", message: "must be an IPv4 or IPv6 address such as 0.0.0.0, got \"\(bind)\"")
+        }
+        if probePort != 0, probePort == port {
+            throw ConfigurationError(
+                key: "probe_port", message: "must differ from port (\(port)): the probes need a listener of their own")
         }
         if tokens.contains(where: { $0.isEmpty || $0.contains(where: \.isWhitespace) }) {
             throw ConfigurationError(key: "tokens", message: "a token must be a non-empty string without spaces")

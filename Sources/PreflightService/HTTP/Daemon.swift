@@ -17,9 +17,24 @@ import MigrationCore
 /// suspended connection must be resumed before the daemon stops. Other requests are
 /// never behind a job or an upload: each connection has its own thread, so `/healthz`
 /// answers at once while jobs and uploads run.
+///
+/// Connections: a thread each is bounded by `max_connections` (libmicrohttpd's total
+/// limit; past it libmicrohttpd closes new connections at once). A client that opens that
+/// many connections from as many addresses (`per_ip_connection_limit` does not see it) and
+/// sends half a request line on each fills that limit for the header timeout, and again
+/// after, so `/healthz` and `/metrics` also answer on a second listener, the probe port
+/// (`probe_port`): one polling thread (epoll) for all its connections, so idle ones cost
+/// a descriptor and no thread, serving those two routes only, which never block. The
+/// alternatives: a reserve under the one limit cannot tell a probe from an attacker before
+/// its request line is in, nor can an accept policy, which sees only the address; a
+/// polling thread pool for every connection would need suspend/resume around each job,
+/// whose costs are said above.
 final class Daemon: @unchecked Sendable {
-    /// Connections at once, all clients together (each costs a thread).
-    static let connectionLimit: UInt32 = 512
+    /// Connections the probe port holds at once. Each costs a descriptor and a little
+    /// memory, no thread; the header timeout closes idle ones.
+    static let probeConnectionLimit: UInt32 = 1024
+    /// Memory per probe connection: requests without bodies, small answers.
+    static let probeConnectionMemoryLimit = 32 * 1024
     /// Per-connection buffer: upload pieces of up to ~512 KiB per callback, which doubles
     /// the upload throughput of the 32 KiB default (fewer calls and writes). Pages are
     /// touched only as used, so idle connections stay small.
@@ -33,29 +48,52 @@ final class Daemon: @unchecked Sendable {
 
     let service: Service
     private var handle: OpaquePointer?
+    private var probeHandle: OpaquePointer?
+    /// The callbacks' contexts, alive as long as the daemons.
+    private let main: Listener
+    private let probes: Listener
 
     init(service: Service) {
         self.service = service
+        main = Listener(service: service, probesOnly: false)
+        probes = Listener(service: service, probesOnly: true)
     }
 
-    /// Starts listening; answers the port (the real one when configured 0).
-    func start() throws(ConfigurationError) -> UInt16 {
+    /// Starts listening; answers the ports (the real ones when configured 0).
+    func start() throws(ConfigurationError) -> (port: UInt16, probePort: UInt16) {
         let configuration = service.configuration
         let flags =
             MHD_USE_INTERNAL_POLLING_THREAD.rawValue | MHD_USE_THREAD_PER_CONNECTION.rawValue | MHD_USE_POLL.rawValue
             | MHD_USE_ITC.rawValue
-        let context = Unmanaged.passUnretained(service).toOpaque()
+        let context = Unmanaged.passUnretained(main).toOpaque()
         let started = preflight_mhd_start(
             UInt32(flags), configuration.bind, UInt16(configuration.port), accessHandler, context, requestCompleted, context,
-            UInt32(Daemon.headerTimeout(configuration)), UInt32(configuration.perIPConnectionLimit), Daemon.connectionLimit,
-            Daemon.connectionMemoryLimit)
+            UInt32(Daemon.headerTimeout(configuration)), UInt32(configuration.perIPConnectionLimit),
+            UInt32(configuration.maxConnections), Daemon.connectionMemoryLimit)
         guard let started else {
-            let reason = errno == 0 ? "libmicrohttpd could not start" : String(cString: strerror(errno))
             throw ConfigurationError(
-                key: "bind, port", message: "cannot listen on \(configuration.bind):\(configuration.port): \(reason)")
+                key: "bind, port", message: "cannot listen on \(configuration.bind):\(configuration.port): \(Daemon.startError)")
         }
         handle = started
-        return preflight_mhd_daemon_port(started)
+        let probeFlags = MHD_USE_INTERNAL_POLLING_THREAD.rawValue | MHD_USE_EPOLL.rawValue | MHD_USE_ITC.rawValue
+        let probeContext = Unmanaged.passUnretained(probes).toOpaque()
+        let probeStarted = preflight_mhd_start(
+            UInt32(probeFlags), configuration.bind, UInt16(configuration.probePort), accessHandler, probeContext,
+            requestCompleted, probeContext, UInt32(Daemon.headerTimeout(configuration)),
+            UInt32(configuration.perIPConnectionLimit), Daemon.probeConnectionLimit, Daemon.probeConnectionMemoryLimit)
+        guard let probeStarted else {
+            let reason = Daemon.startError
+            stop()
+            throw ConfigurationError(
+                key: "bind, probe_port",
+                message: "cannot listen on \(configuration.bind):\(configuration.probePort) for /healthz and /metrics: \(reason)")
+        }
+        probeHandle = probeStarted
+        return (preflight_mhd_daemon_port(started), preflight_mhd_daemon_port(probeStarted))
+    }
+
+    private static var startError: String {
+        errno == 0 ? "libmicrohttpd could not start" : String(cString: strerror(errno))
     }
 
     /// The timeout of the header phase: the shorter of `headerTimeoutSeconds` and the
@@ -64,7 +102,8 @@ final class Daemon: @unchecked Sendable {
         configuration.connectionTimeoutS == 0 ? headerTimeoutSeconds : min(headerTimeoutSeconds, configuration.connectionTimeoutS)
     }
 
-    /// Stops accepting new connections; open ones go on.
+    /// Stops accepting new connections on the main port; open ones go on, and the probe
+    /// port answers (`/healthz` says `draining`) until `stop`.
     func quiesce() {
         guard let handle else { return }
         let socket = MHD_quiesce_daemon(handle)
@@ -74,9 +113,34 @@ final class Daemon: @unchecked Sendable {
     /// Closes every connection and joins their threads: call only once no handler is
     /// blocked in a job (every job has ended).
     func stop() {
+        if let probeHandle {
+            self.probeHandle = nil
+            MHD_stop_daemon(probeHandle)
+        }
         guard let handle else { return }
         self.handle = nil
         MHD_stop_daemon(handle)
+    }
+}
+
+/// What a daemon's callbacks get as their context: the service, and whether this is the
+/// probe port, which answers `/healthz` and `/metrics` and nothing else.
+private final class Listener: Sendable {
+    let service: Service
+    let probesOnly: Bool
+
+    init(service: Service, probesOnly: Bool) {
+        self.service = service
+        self.probesOnly = probesOnly
+    }
+
+    /// What the headers decided: the service's answer, or 404 for anything but a probe on
+    /// the probe port (nothing there may block its one thread).
+    func begin(_ request: Request) -> Service.Begin {
+        if probesOnly, request.route != .health, request.route != .metrics {
+            return .respond(.error(.notFound("the probe port answers /healthz and /metrics only")))
+        }
+        return service.begin(request)
     }
 }
 
@@ -91,7 +155,8 @@ private func accessHandler(
     conCls: UnsafeMutablePointer<UnsafeMutableRawPointer?>?
 ) -> MHD_Result {
     guard let cls, let connection, let conCls, let uploadDataSize else { return .NO }
-    let service = Unmanaged<Service>.fromOpaque(cls).takeUnretainedValue()
+    let listener = Unmanaged<Listener>.fromOpaque(cls).takeUnretainedValue()
+    let service = listener.service
 
     // > After the headers: the service decides everything that does not need the body.
     guard let pointer = conCls.pointee else {
@@ -101,7 +166,7 @@ private func accessHandler(
         let exchange = Exchange(request: request)
         conCls.pointee = Unmanaged.passRetained(exchange).toOpaque()
         service.lifecycle.enter()
-        switch service.begin(request) {
+        switch listener.begin(request) {
         case .respond(let response) where request.hasBody:
             // Answered before the body is read; libmicrohttpd then closes the connection.
             return queue(response, on: connection, for: exchange)
@@ -171,7 +236,7 @@ private func requestCompleted(
 ) {
     guard let cls, let conCls, let pointer = conCls.pointee else { return }
     conCls.pointee = nil
-    let service = Unmanaged<Service>.fromOpaque(cls).takeUnretainedValue()
+    let service = Unmanaged<Listener>.fromOpaque(cls).takeUnretainedValue().service
     let exchange = Unmanaged<Exchange>.fromOpaque(pointer).takeRetainedValue()
     if case .uploading(let upload) = exchange.stage {
         // The client left (or the server stopped) in the middle of the upload.

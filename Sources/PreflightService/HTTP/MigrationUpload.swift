@@ -9,8 +9,9 @@ import Simulation
 /// job's scheduler ticket, which the service gives back once (`Service.discard` or the
 /// job's slot).
 ///
-/// Used only by the connection's own thread (libmicrohttpd runs a thread per
-/// connection here), hence `@unchecked Sendable` for the hop into the handler.
+/// Used by one thread at a time: the connection's own (libmicrohttpd runs a thread per
+/// connection here) while the body arrives, then the job's, which decodes its plan while
+/// the connection's waits; hence `@unchecked Sendable`.
 final class MigrationUpload: @unchecked Sendable {
     enum BodyKind: Sendable {
         /// The body is the database (`curl --data-binary @app.db`).
@@ -198,12 +199,13 @@ final class MigrationUpload: @unchecked Sendable {
     private func append(
         _ buffer: inout [UInt8]?, _ data: UnsafeRawPointer?, _ size: Int, limit: Int, what: String
     ) throws(HTTPError) {
-        var bytes = buffer ?? []
-        if bytes.count + size > limit {
+        if (buffer?.count ?? 0) + size > limit {
             throw .badRequest("the \"\(what)\" part is larger than \(limit) bytes")
         }
-        if let data, size > 0 { bytes.append(contentsOf: UnsafeRawBufferPointer(start: data, count: size)) }
-        buffer = bytes
+        // In place: a copy of the part so far for each ~16 KB piece would make a 4 MB plan
+        // part cost 256 copies of up to 4 MB.
+        if buffer == nil { buffer = [] }
+        if let data, size > 0 { buffer?.append(contentsOf: UnsafeRawBufferPointer(start: data, count: size)) }
     }
 
 }

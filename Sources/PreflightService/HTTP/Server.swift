@@ -42,8 +42,9 @@ public enum Server {
         }
         let daemon = Daemon(service: service)
         let port: UInt16
+        let probePort: UInt16
         do {
-            port = try daemon.start()
+            (port, probePort) = try daemon.start()
         } catch {
             service.log.write(.error, "preflight serve: \(error)")
             return 2
@@ -57,11 +58,14 @@ public enum Server {
             FileHandle.standardError.write(Data("preflight serve: workers run without a file sandbox: \(reason)\n".utf8))
         }
         let bind = service.configuration.bind
-        let listening = "listening on http://\(bind.contains(":") ? "[\(bind)]" : bind):\(port)"
+        let host = bind.contains(":") ? "[\(bind)]" : bind
+        let listening = "listening on http://\(host):\(port)"
+        // Before the line scripts wait for, so that it is there once that one is.
+        print("probes (/healthz, /metrics) on http://\(host):\(probePort)")
         print(listening)
         fflush(nil)
         service.log.write(.info, listening, [
-            ("bind", .string(bind)), ("port", .number(Double(port))),
+            ("bind", .string(bind)), ("port", .number(Double(port))), ("probe_port", .number(Double(probePort))),
             ("log_level", .string(service.configuration.logLevel.rawValue)),
         ])
 

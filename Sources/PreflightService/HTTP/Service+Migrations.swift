@@ -95,34 +95,34 @@ extension Service {
 
     // MARK: - After the body
 
-    /// Checks what only the body could tell, waits for a slot, runs the job, and answers
-    /// its report. Blocks the calling thread for as long as the job runs, polling
-    /// `clientGone` every 100 ms.
+    /// Checks what only the body could tell, waits for a slot, decodes the plan and runs
+    /// the job, and answers its report. Blocks the calling thread for as long as the job
+    /// runs, polling `clientGone` every 100 ms.
     func finish(_ upload: MigrationUpload, request: Request, clientGone: () -> Bool) -> Answer {
-        let job: Job
         let answer: ReportAnswer
         do {
             try upload.finishBody()
             answer = try ReportAnswer.choose(accept: request.header("accept"), format: request.query["format"])
-            job = try makeJob(upload)
         } catch {
             discard(upload)
             return .response(.error(error))
         }
+        let job: Job
         let result: JobResult
         do {
-            result = try scheduler.run(
+            (job, result) = try scheduler.run(
                 upload.ticket,
                 checking: { () throws(Interruption) in
                     if lifecycle.isDraining { throw .shuttingDown }
                     if clientGone() { throw .clientGone }
                 },
-                { () throws(Interruption) in try runWatched(job, clientGone: clientGone) })
+                { () throws(Interruption) in try runWatched(upload, clientGone: clientGone) })
         } catch {
             removeDirectory(upload.directory.path)
             switch error {
             case .clientGone: return .clientGone
             case .shuttingDown: return .response(.error(.shuttingDown))
+            case .invalid(let error): return .response(.error(error))
             }
         }
         var response = HTTPResponse.report(result.report, as: answer, plan: job.plan)
@@ -244,31 +244,59 @@ extension Service {
     /// client every 100 ms; counts it in the metrics. A client that leaves cancels it, as
     /// does the end of the shutdown's grace period (`Lifecycle.cancelAll`): both end in
     /// the interruption thrown.
-    private func runWatched(_ job: Job, clientGone: () -> Bool) throws(Interruption) -> JobResult {
+    ///
+    /// A plan sent in the upload is decoded (its statements split) on that thread too, in
+    /// the slot: not on the connection's thread before the job exists, where a client
+    /// that left could not stop it, and never more of them at once than jobs may run. A
+    /// plan still waiting for its slot when its client leaves is never decoded; one being
+    /// decoded then runs nothing after.
+    private func runWatched(_ upload: MigrationUpload, clientGone: () -> Bool) throws(Interruption) -> (Job, JobResult) {
         let cancellation = JobCancellation()
-        lifecycle.register(cancellation, id: job.id)
-        defer { lifecycle.unregister(id: job.id) }
+        lifecycle.register(cancellation, id: upload.id)
+        defer { lifecycle.unregister(id: upload.id) }
         let started = ContinuousClock.now
         var interruption: Interruption?
         // A job's progress is in the log at debug level only; unasked, it is not even decoded.
-        let (log, jobID) = (self.log, job.id)
+        let (log, jobID, runner) = (self.log, upload.id, self.runner)
         let progress: (@Sendable (String) -> Void)? =
             log.writesDebug ? { @Sendable line in log.write(.debug, line, [("job_id", .string(jobID))]) } : nil
-        let result = JobThread.run(job, runner: runner, cancellation: cancellation, progress: progress) {
-            if interruption == nil, clientGone() {
-                interruption = .clientGone
-                cancellation.cancel()
-            }
-        }
+        let work = JobThread.run(
+            watch: {
+                if interruption == nil, clientGone() {
+                    interruption = .clientGone
+                    cancellation.cancel()
+                }
+            },
+            { [self] () -> JobWork in
+                let job: Job
+                switch Result(catching: { () throws(HTTPError) in try makeJob(upload) }) {
+                case .success(let made): job = made
+                case .failure(let error): return .invalid(error)
+                }
+                if cancellation.isCancelled { return .cancelled }
+                return .ran(job, runner.run(job, cancellation: cancellation, progress: progress))
+            })
         let seconds = (ContinuousClock.now - started) / .seconds(1)
         if interruption == nil, cancellation.isCancelled { interruption = .shuttingDown }
-        if let interruption {
+        switch work {
+        case .invalid(let error) where interruption == nil:
+            throw .invalid(error)
+        case .ran(let job, let result) where interruption == nil:
+            metrics.recordJob(outcome: result.report.outcome.rawValue, seconds: seconds)
+            return (job, result)
+        default:
             metrics.recordJob(outcome: Metrics.cancelledOutcome, seconds: seconds)
-            throw interruption
+            throw interruption ?? .shuttingDown
         }
-        metrics.recordJob(outcome: result.report.outcome.rawValue, seconds: seconds)
-        return result
     }
+}
+
+/// What a job's thread did: decoded the plan and ran the job, found the plan or options
+/// invalid, or was cancelled between the two.
+private enum JobWork: Sendable {
+    case ran(Job, JobResult)
+    case invalid(HTTPError)
+    case cancelled
 }
 
 /// Why a job ends without its report.
@@ -277,4 +305,6 @@ private enum Interruption: Error {
     case clientGone
     /// The server is stopping: 503 `shutting_down`.
     case shuttingDown
+    /// The plan or the options, decoded on the job's thread, are not valid: 400.
+    case invalid(HTTPError)
 }

@@ -90,6 +90,11 @@ struct JobRun {
                     code: "wal_missing", step: nil,
                     message: "the file's header says WAL mode, but no -wal file came with it: whatever the app had committed since the last checkpoint is not in this rehearsal; upload the database together with its -wal (multipart part \"wal\", or --wal)"))
             }
+            if let finding = WALFinding.check(
+                walPath: job.directory.input.wal, databasePath: job.directory.input.path, database: fields)
+            {
+                warnings.append(Warning(code: finding.code, step: nil, message: finding.message))
+            }
         }
         // 2. The work copy and the worker's instructions.
         do {
@@ -266,9 +271,11 @@ struct JobRun {
                     continue
                 }
                 // No commit in the events: the file itself says whether one happened.
-                let state = readDatabaseState()
-                if state == nil, launcher.isPastJobDeadline {
-                    return stopAfterMigration(.failed, timeLimitFailure(.verify, step: record.cutStep?.version), state: nil)
+                let state: WorkerReport?
+                do {
+                    state = try readDatabaseState()
+                } catch {
+                    return stopAfterMigration(.failed, timeLimitFailure(error.phase, step: record.cutStep?.version), state: nil)
                 }
                 if let point = state?.point, point != start {
                     if let last = launches.indices.last { launches[last].reachedVersion = point.version }
@@ -278,7 +285,12 @@ struct JobRun {
             }
             return stopAfterMigration(.failed, crashFailure(record))
         }
-        let state = readDatabaseState()
+        let state: WorkerReport?
+        do {
+            state = try readDatabaseState()
+        } catch {
+            return stopAfterMigration(.failed, timeLimitFailure(error.phase, step: ledger.entries.last?.version), state: nil)
+        }
         let reached = state?.point?.version ?? launches.last?.reachedVersion
         let last = reached.map(String.init) ?? "the same version"
         return stopAfterMigration(.watchdogKilled, Failure(
@@ -357,9 +369,15 @@ struct JobRun {
         return outcome
     }
 
-    /// Ends a run that migrated at least partly: the state it left is reported.
+    /// Ends a run that migrated at least partly: the state it left is reported. When the
+    /// job's deadline runs out while that state is read, the job ends on its time limit
+    /// instead: the outcome it was about to report was not checked against the file.
     private mutating func stopAfterMigration(_ outcome: Outcome, _ failure: Failure) -> Outcome {
-        stopAfterMigration(outcome, failure, state: readDatabaseState())
+        do {
+            return stopAfterMigration(outcome, failure, state: try readDatabaseState())
+        } catch {
+            return stopAfterMigration(.failed, timeLimitFailure(error.phase, step: failure.step), state: nil)
+        }
     }
 
     /// Ends a run with the state of the file a worker read (nil when none could be read).
@@ -376,11 +394,19 @@ struct JobRun {
     }
 
     /// What the file holds now, read by a verification worker (quick check, no schema
-    /// comparison). Best effort: the run has its outcome already, and a worker that cannot
-    /// start or dies here leaves the state unknown (null in the report) rather than hiding it.
-    private func readDatabaseState() -> WorkerReport? {
+    /// comparison). Best effort: a worker that cannot start or dies here leaves the state
+    /// unknown (null in the report) rather than hiding the outcome. Not so the job's
+    /// deadline: that throws, so that the job ends `time_limit` rather than on what an
+    /// unknown state would be taken for (a crash loop).
+    private func readDatabaseState() throws(OutOfJobTime) -> WorkerReport? {
         guard !launcher.cancellation.isCancelled else { return nil }
-        return try? runReportingWorker(.verify, extraArguments: ["--final-only"])
+        do {
+            return try runReportingWorker(.verify, extraArguments: ["--final-only"])
+        } catch let timeLimit as OutOfJobTime {
+            throw timeLimit
+        } catch {
+            return nil
+        }
     }
 
     func report(_ outcome: Outcome) -> Report {
