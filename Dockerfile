@@ -60,11 +60,14 @@ COPY Config /app/Config
 
 USER 10001:10001
 # Job directories go to $TMPDIR/preflight-jobs (/tmp/preflight-jobs) unless job_dir says otherwise.
-EXPOSE 8080
+# 8080: the API; 8081: the probes (/healthz, /metrics), a listener of its own that a full
+# main port cannot starve (probe_port).
+EXPOSE 8080 8081
 
-# bash's /dev/tcp instead of curl: no extra package for a probe. It follows PREFLIGHT_PORT;
-# a port changed only inside a mounted preflight.json needs PREFLIGHT_PORT set to match.
+# bash's /dev/tcp instead of curl: no extra package for a probe. It asks the probe port, which
+# answers even when the main port is at its connection limit, and follows PREFLIGHT_PROBE_PORT;
+# a port changed only inside a mounted preflight.json needs PREFLIGHT_PROBE_PORT set to match.
 HEALTHCHECK --interval=30s --timeout=5s --start-period=10s --retries=3 \
-    CMD ["bash", "-c", "exec 3<>/dev/tcp/127.0.0.1/${PREFLIGHT_PORT:-8080} && printf 'GET /healthz HTTP/1.1\\r\\nHost: localhost\\r\\nConnection: close\\r\\n\\r\\n' >&3 && head -n 1 <&3 | grep -q ' 200 '"]
+    CMD ["bash", "-c", "exec 3<>/dev/tcp/127.0.0.1/${PREFLIGHT_PROBE_PORT:-8081} && printf 'GET /healthz HTTP/1.1\\r\\nHost: localhost\\r\\nConnection: close\\r\\n\\r\\n' >&3 && head -n 1 <&3 | grep -q ' 200 '"]
 
 ENTRYPOINT ["/usr/local/bin/preflight", "serve", "--config", "/app/Config/preflight.json"]

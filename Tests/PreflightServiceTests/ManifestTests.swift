@@ -70,18 +70,24 @@ import TestSupport
         let container = try #require((pod["containers"] as? [[String: Any]])?.first)
         // The image tag is the version `preflight --version` prints: kept in sync here, not by hand.
         #expect(container["image"] as? String == "preflight:\(Version.preflight)")
-        let containerPort = (container["ports"] as? [[String: Any]])?.first?["containerPort"] as? Int
+        let containerPorts = (container["ports"] as? [[String: Any]])?.map { $0["containerPort"] as? Int }
         let configText = try #require(
             ((try object("ConfigMap", in: documents))["data"] as? [String: String])?["preflight.json"])
-        let configPort = (try JSONSerialization.jsonObject(with: Data(configText.utf8)) as? [String: Any])?["port"] as? Int
-        #expect(containerPort == configPort)
+        let config = try #require(try JSONSerialization.jsonObject(with: Data(configText.utf8)) as? [String: Any])
+        // The API port and the probe port, in that order.
+        let configPorts = [config["port"] as? Int, config["probe_port"] as? Int]
+        #expect(containerPorts == configPorts)
+        for probe in ["readinessProbe", "livenessProbe"] {
+            let port = ((container[probe] as? [String: Any])?["httpGet"] as? [String: Any])?["port"] as? String
+            #expect(port == "probes", "\(probe) asks \(port ?? "nothing"), not the probe listener")
+        }
 
         let policy = try #require((try object("NetworkPolicy", in: documents))["spec"] as? [String: Any])
         #expect(policy["policyTypes"] as? [String] == ["Ingress", "Egress"])
         #expect((policy["egress"] as? [Any])?.isEmpty == true, "the server opens no connection: no egress")
         let ingress = try #require(policy["ingress"] as? [[String: Any]])
         #expect(ingress.count == 1 && ingress[0]["from"] == nil)
-        #expect((ingress[0]["ports"] as? [[String: Any]])?.map { $0["port"] as? Int } == [configPort])
+        #expect((ingress[0]["ports"] as? [[String: Any]])?.map { $0["port"] as? Int } == configPorts)
 
         let budget = try #require((try object("PodDisruptionBudget", in: documents))["spec"] as? [String: Any])
         #expect(budget["minAvailable"] as? Int == 1)
