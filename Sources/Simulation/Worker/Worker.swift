@@ -14,7 +14,11 @@ import MigrationCore
 /// the app (events as JSON lines on stdout); `verify` checks the migrated file and
 /// folds its WAL into the main file.
 public enum Worker {
-    public enum Task: String, Sendable, CaseIterable { case inspect, migrate, verify }
+    public enum Task: String, Sendable, CaseIterable {
+        case inspect, migrate, verify
+        /// A capacity search's: read the sample's shape, or synthesize one size (`SynthesisTask`).
+        case sample, synthesize
+    }
 
     /// The environment variable that carries a test-only `FaultInjection` specification.
     public static let faultVariable = "PREFLIGHT_TEST_FAULT"
@@ -43,6 +47,10 @@ public enum Worker {
         let directory = JobDirectory(existingAt: invocation.jobDirectory)
         WorkerSandbox.apply(parentPID: invocation.parentPID, jobDirectory: directory.path)
         do {
+            if invocation.task == .sample || invocation.task == .synthesize {
+                try SynthesisTask.main(invocation.task, directory: directory)
+                return 0
+            }
             let instructions = try JSONDecoder().decode(
                 WorkerInstructions.self,
                 from: Data(contentsOf: URL(fileURLWithPath: directory.workerInstructions)))
@@ -55,6 +63,8 @@ public enum Worker {
             case .verify:
                 EventWriter.write(
                     try verify(directory, plan: plan, instructions: instructions, finalOnly: invocation.finalOnly))
+            case .sample, .synthesize:
+                break
             }
             return 0
         } catch {
