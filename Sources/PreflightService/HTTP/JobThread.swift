@@ -11,9 +11,15 @@ enum JobThread {
         _ job: Job, runner: JobRunner, cancellation: JobCancellation, progress: (@Sendable (String) -> Void)? = nil,
         watch: () -> Void
     ) -> JobResult {
-        let box = ResultBox()
+        run(watch: watch) { runner.run(job, cancellation: cancellation, progress: progress) }
+    }
+
+    /// Runs `work` on a thread of its own, calling `watch` on this thread every 100 ms
+    /// until it ends (a capacity search's many jobs, as one job's).
+    static func run<Value: Sendable>(watch: () -> Void, _ work: @escaping @Sendable () -> Value) -> Value {
+        let box = ResultBox<Value>()
         let thread = Thread {
-            box.set(runner.run(job, cancellation: cancellation, progress: progress))
+            box.set(work())
         }
         // As much stack as a main thread has: a secondary thread's default is smaller on
         // some platforms (512 KiB on Darwin).
@@ -27,17 +33,17 @@ enum JobThread {
 }
 
 /// The result of a job, handed from the job's thread to the one watching.
-private final class ResultBox: Sendable {
-    private let value = Mutex<JobResult?>(nil)
+private final class ResultBox<Value: Sendable>: Sendable {
+    private let value = Mutex<Value?>(nil)
     private let done = DispatchSemaphore(value: 0)
 
-    func set(_ result: JobResult) {
+    func set(_ result: Value) {
         value.withLock { $0 = result }
         done.signal()
     }
 
     /// The result once it is there, or nil after `milliseconds`; only one wait can succeed.
-    func wait(milliseconds: Int) -> JobResult? {
+    func wait(milliseconds: Int) -> Value? {
         guard done.wait(timeout: .now() + .milliseconds(milliseconds)) == .success else { return nil }
         return value.withLock { $0 }
     }

@@ -17,6 +17,11 @@ public final class CapacityRehearsal: Sendable {
         self.workerExecutable = workerExecutable
     }
 
+    /// Starts the same workers as `runner`.
+    public convenience init(runner: JobRunner) {
+        self.init(workerExecutable: runner.workerExecutable)
+    }
+
     public func run(
         _ request: CapacityRequest, directory: JobDirectory, cancellation: JobCancellation,
         progress: (String) -> Void = { _ in }
