@@ -5,12 +5,14 @@
 //     swift run -c release preflight-bench space     # a rebuild with and without the space VFS
 //     swift run -c release preflight-bench upload    # upload throughput, memory, /healthz
 //     swift run -c release preflight-bench run       # preflight run vs cp + the sqlite3 CLI
+//     swift run -c release preflight-bench synthesize  # preflight synthesize vs a sqlite3 CTE insert
 import Foundation
 
 let benchmarks: [String: ([String]) throws -> Void] = [
     "rebuild": runRebuildBenchmark,
     "run": runRunBenchmark,
     "space": runSpaceBenchmark,
+    "synthesize": runSynthesizeBenchmark,
     "upload": runUploadBenchmark,
 ]
 

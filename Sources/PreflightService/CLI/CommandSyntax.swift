@@ -73,7 +73,8 @@ public struct CommandSyntax: Sendable {
         for (flag, value) in parsed.options {
             switch flag.name {
             case "help": return .help
-            case "version": return .version
+            // A command whose own `--version` takes a value (`synthesize --version V`).
+            case "version" where flag.value == nil: return .version
             default: break
             }
             if let value {
@@ -132,6 +133,10 @@ public struct CommandSyntax: Sendable {
                 parsed.options.append((flag, flag.value == nil ? nil : preflight_getopt_argument().map { String(cString: $0) }))
             case Int32(UInt8(ascii: "h")):
                 parsed.options.append((Flag("help", value: nil), nil))
+            case Int32(UInt8(ascii: ":")) where preflight_getopt_option() >= longFlagBase
+                && flags[Int(preflight_getopt_option() - longFlagBase)].name == "version":
+                // `--version` last, without its value: the versions, as every command answers.
+                parsed.options.append((Flag("version", value: nil), nil))
             case Int32(UInt8(ascii: ":")):
                 parsed.error = UsageError("option \(spelling(of: preflight_getopt_option(), flags: flags)) needs a value")
             default:
