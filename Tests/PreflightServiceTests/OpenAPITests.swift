@@ -33,6 +33,8 @@ struct OpenAPITests {
             ("post", "/v1/migrations", server.curl("/v1/migrations?plan=notes", auth + ["--data-binary", "@" + big])),
             ("post", "/v1/migrations", server.curl("/v1/migrations?plan=notes", auth + ["--data-binary", "@" + database, "-H", "Content-Type: application/json"])),
             ("get", "/v1/migrations", server.get("/v1/migrations", auth)),
+            ("post", "/v1/capacity", server.curl("/v1/capacity?plan=notes&max_rows=1000", auth + ["-X", "POST"])),
+            ("post", "/v1/capacity", server.curl("/v1/capacity?plan=notes&max_rows=0", auth + ["-X", "POST"])),
             ("get", "/v1/jobs/{id}", server.get("/v1/jobs/\(id)", auth)),
             ("get", "/v1/jobs/{id}", server.get("/v1/jobs/0123456789abcdef0123456789abcdef", auth)),
             ("get", "/v1/jobs/{id}/database", server.get("/v1/jobs/\(id)/database", auth)),
@@ -111,7 +113,7 @@ struct OpenAPITests {
     }
 
     private let routeLabels = [
-        "/v1/migrations", "/v1/jobs/{id}", "/v1/jobs/{id}/database", "/v1/plans", "/v1/plans/{name}", "/v1/devices",
+        "/v1/migrations", "/v1/capacity", "/v1/jobs/{id}", "/v1/jobs/{id}/database", "/v1/plans", "/v1/plans/{name}", "/v1/devices",
         "/healthz", "/metrics", "/openapi.json", "/",
     ]
 }

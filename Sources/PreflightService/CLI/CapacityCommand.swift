@@ -68,7 +68,7 @@ public enum CapacityCommand {
         let (options, device) = try RunCommand.runOptions(arguments, plan: plan)
         var request = CapacityRequest(plan: plan, options: options, device: device, table: arguments.value("table"))
         if let text = arguments.value("from") {
-            request.fromVersion = try integer(text, flag: "from", range: 1...max(1, plan.newestVersion))
+            request.fromVersion = try integer(text, flag: "from", range: 1...max(1, plan.newestVersion - 1))
         }
         if let text = arguments.value("max-rows") {
             request.maxRows = try integer(text, flag: "max-rows", range: 1...Int(Int32.max))
