@@ -45,8 +45,7 @@ public final class CapacityRehearsal: Sendable {
         while true {
             if cancellation.isCancelled { throw CapacityError(code: "cancelled", "the capacity search was stopped") }
             guard case .tryRows(let rows) = search.next(search.currentBoundary()) else { break }
-            let remaining = deadline - ContinuousClock.now
-            guard remaining > .zero else {
+            guard ContinuousClock.now < deadline else {
                 stoppedByTime = true
                 break
             }
@@ -54,7 +53,7 @@ public final class CapacityRehearsal: Sendable {
             guard
                 let (point, report) = try rehearse(
                     rowsByTable, table: table, request: request, fromVersion: fromVersion, directory: directory,
-                    launcher: launcher, cancellation: cancellation, remaining: remaining)
+                    launcher: launcher, cancellation: cancellation, deadline: deadline)
             else {
                 stoppedByTime = true
                 break
@@ -106,7 +105,7 @@ public final class CapacityRehearsal: Sendable {
     /// Synthesizes `rows` and rehearses it; nil when the search's time ran out first.
     private func rehearse(
         _ rows: [String: Int], table: String, request: CapacityRequest, fromVersion: Int, directory: JobDirectory,
-        launcher: WorkerLauncher, cancellation: JobCancellation, remaining: Duration
+        launcher: WorkerLauncher, cancellation: JobCancellation, deadline: ContinuousClock.Instant
     ) throws(CapacityError) -> (CapacityPoint, Report)? {
         let point: JobDirectory
         do {
@@ -125,6 +124,9 @@ public final class CapacityRehearsal: Sendable {
         if let code = line.errorCode {
             throw CapacityError(code: code, "cannot synthesize \(rows[table] ?? 0) rows of \(table): \(line.errorMessage ?? code)")
         }
+        // The rehearsal gets what is left of the search's time once the file is made.
+        let remaining = deadline - ContinuousClock.now
+        guard remaining > .zero else { return nil }
         let seconds = Int((Double(remaining.components.seconds) + Double(remaining.components.attoseconds) / 1e18).rounded(.up))
         let job = Job(
             directory: point, plan: request.plan, options: request.options, device: request.device,
