@@ -11,7 +11,7 @@ import PreflightService
     /// Each command, a flag of it that takes a value, and what `--help` starts with.
     static let commands: [(words: [String], valueFlag: String?)] = [
         ([], nil), (["run"], "--db"), (["serve"], "--config"), (["worker"], "--job"), (["plan"], nil),
-        (["plan", "import"], "--from"),
+        (["plan", "import"], "--from"), (["synthesize"], "--plan"),
     ]
 
     static var commandWords: [[String]] { commands.map(\.words) }

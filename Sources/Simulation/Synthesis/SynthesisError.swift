@@ -5,7 +5,8 @@ public struct SynthesisError: Error, Sendable, Equatable, CustomStringConvertibl
     /// `invalid_request` (a version, table or row count that cannot be asked for),
     /// `invalid_sample` (the `--like` file cannot be read), `plan_failed` (steps 1..V do
     /// not run on an empty file), `unsatisfiable` (a constraint the values cannot meet),
-    /// `sqlite_error` (SQLite failed while filling).
+    /// `sqlite_error` (SQLite failed while filling), `io_error` (the file cannot be
+    /// created or moved into place).
     public var code: String
     public var message: String
 

@@ -26,7 +26,7 @@ public enum Synthesizer {
         let building = DatabaseFiles(path + ".synthesizing")
         building.remove()
         guard FileManager.default.createFile(atPath: building.path, contents: Data()) else {
-            throw .invalidRequest("cannot create \(building.path)")
+            throw SynthesisError(code: "io_error", message: "cannot create \(building.path)")
         }
         do throws(SynthesisError) {
             try buildSchema(request, at: building.path)

@@ -24,6 +24,8 @@ struct TableFill {
     /// are a whole UNIQUE key step through the parents' rows in mixed radix, so that the
     /// combinations stay distinct.
     private(set) var parentRows: [Int: String] = [:]
+    /// The foreign keys that step through their parents' rows for a UNIQUE key: never NULL.
+    private(set) var keyedForeignKeys: Set<Int> = []
     /// The salt of this table's stream (its place in the schema).
     let salt: Int
     /// Rows the plan's own steps put in the table (Room's `room_master_table`): the new
@@ -65,6 +67,7 @@ struct TableFill {
                 let parent = table.foreignKeys[index].parent
                 let count = counts[parent.lowercased()] ?? 0
                 parentRows[index] = "((preflight_counter.n - 1) / \(divisor) % \(max(count, 1)) + 1)"
+                keyedForeignKeys.insert(index)
                 divisor *= max(count, 1)
                 combinations = combinations.multipliedReportingOverflow(by: count).overflow ? Int.max : combinations * count
             }
@@ -119,7 +122,7 @@ struct TableFill {
                 values.append((column.name, keyValue(column.name, row: numbered("preflight_counter.n")) ?? numbered("preflight_counter.n")))
             case .foreignKey(let index):
                 let reference = try parentValue(of: column, key: index, fills: fills, counts: counts)
-                let fraction = isWholeUniqueKey(index) ? 0 : shape.nullFraction
+                let fraction = keyedForeignKeys.contains(index) ? 0 : shape.nullFraction
                 values.append((column.name, reference.map { ValueExpression.nullable($0, fraction: fraction, salt: columnSalt + 2) } ?? "NULL"))
             case .free:
                 let facts = ColumnFacts(column: column.name, checks: table.checks)
@@ -130,10 +133,6 @@ struct TableFill {
             }
         }
         return values
-    }
-
-    private func isWholeUniqueKey(_ index: Int) -> Bool {
-        parentRows[index]?.hasPrefix("((preflight_counter.n - 1)") == true
     }
 
     /// The parent's key value that `column` (of foreign key `index`) holds, or nil for NULL

@@ -50,7 +50,9 @@ enum ValueExpression {
     static func distinct(_ shape: ColumnShape, bounds: CheckConstraint.Bounds?, row: String) -> String {
         switch shape.kind {
         case .integer:
-            let low = bounds?.lower.map { Int64(($0).rounded(.down)) + (bounds?.lowerStrict == true ? 1 : 0) } ?? 1
+            let low = bounds.flatMap { bounds in
+                bounds.lower.map { Int64(bounds.lowerStrict ? $0.rounded(.down) + 1 : $0.rounded(.up)) }
+            } ?? 1
             return low == 1 ? row : "(\(row) + \(low - 1))"
         case .real:
             return "(\(row) + 0.5)"
