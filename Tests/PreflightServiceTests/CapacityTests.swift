@@ -132,7 +132,7 @@ struct CapacityTests {
         #expect(text.contains("rows of items"))
         #expect(text.contains("      4,000"))
         #expect(text.contains("the migration completes in one launch up to 4,000 rows of items"))
-        #expect(text.contains("the --max-rows limit, on android-30 with the per_step runner"))
+        #expect(text.contains("the max rows asked for, on android-30 with the per_step runner"))
         let svg = try String(contentsOfFile: chart, encoding: .utf8)
         #expect(svg.contains("<svg id=\"capacity\""))
         // android-30's watchdog: 15 s of application start, time_scale 1.
@@ -181,6 +181,13 @@ struct CapacityTests {
         #expect(sampled.text.contains("<svg id=\"capacity\""))
         #expect(sampled.text.contains("growing table notes"))
         #expect(sampled.text.contains("class=\"capacity-deadline\""))
+        if Chromium.isAvailable {
+            let page = directory.file("capacity.html")
+            try sampled.body.write(to: URL(fileURLWithPath: page))
+            let dom = try Chromium.dumpDOM("file://" + page)
+            #expect(dom.contains("id=\"verdict\""))
+            #expect(dom.contains("class=\"capacity-step\""))
+        }
 
         let badOption = curl(server.base + "/v1/capacity?plan=rewrite&max_seconds=soon", ["-X", "POST"])
         #expect(badOption.status == 400)

@@ -70,8 +70,8 @@ enum CapacityRendering {
             let size = largest.map { "\(CountText.grouped($0.rows)) rows of \(table) (\(ByteCount.text($0.bytes)))" } ?? "every size"
             let why: String
             switch answer.stoppedBy {
-            case .maxRows?: why = "the --max-rows limit"
-            case .maxSeconds?: why = "the largest size tried before --max-seconds ran out"
+            case .maxRows?: why = "the max rows asked for"
+            case .maxSeconds?: why = "the largest size tried before the max seconds ran out"
             case nil: why = "the largest size tried"
             }
             return "the migration completes in one launch up to \(size), \(why), \(whereRun)"
@@ -86,7 +86,7 @@ enum CapacityRendering {
             line = "\(step) \(verb(limit.outcomeBeyond)) already at \(CountText.grouped(limit.rows)) rows of \(table) "
                 + "(\(ByteCount.text(limit.bytes))), the smallest size tried, \(whereRun)"
         }
-        if limit.reason == .maxSeconds { line += " (not narrowed to 10%: --max-seconds ran out)" }
+        if limit.reason == .maxSeconds { line += " (not narrowed to 10%: the max seconds ran out)" }
         if limit.outcomeBeyond == .completedAfterKills {
             let reaches: (Outcome) -> Bool = { $0 == .completed || $0 == .completedAfterKills }
             let broke = answer.points.first { !reaches($0.outcome) }
