@@ -57,6 +57,19 @@ struct OpenAPITests {
         try send("upload-no-token", valid: true, "/v1/migrations?plan=notes", octets, body: database)
         try send("upload-too-large", valid: true, "/v1/migrations?plan=notes", auth + octets, body: big)
         try send("upload-json-body", valid: false, "/v1/migrations?plan=notes", auth + ["-H", "Content-Type: application/json"], body: database)
+        // Capacity searches, bounded to a few small sizes, with a sample in each body form.
+        let sampleOnly = fixtures + "/sample-multipart.bin"
+        try multipartBody(
+            boundary: boundary,
+            parts: [("database", "notes-v1.db", "application/octet-stream", try Data(contentsOf: URL(fileURLWithPath: database)))]
+        ).write(to: URL(fileURLWithPath: sampleOnly))
+        let capacity = "/v1/capacity?plan=notes&max_rows=2000&launches=2"
+        try send("capacity-form-urlencoded", valid: true, capacity, auth, body: database)
+        try send("capacity-octet-stream-text", valid: true, capacity, auth + octets + ["-H", "Accept: text/plain"], body: database)
+        try send(
+            "capacity-multipart-html", valid: true, capacity,
+            auth + ["-H", "Content-Type: multipart/form-data; boundary=\(boundary)", "-H", "Accept: text/html"], body: sampleOnly)
+        try send("capacity-bad-option", valid: false, "/v1/capacity?plan=notes&max_rows=x", auth + octets, body: database)
         // Kept jobs in every form, and the migrated database.
         try send("job-json", valid: true, "/v1/jobs/\(id)", auth)
         try send("job-text", valid: true, "/v1/jobs/\(id)", auth + ["-H", "Accept: text/plain"])

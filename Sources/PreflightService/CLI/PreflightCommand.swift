@@ -2,12 +2,13 @@
 /// command's own syntax reads its flags; this level knows only `--help` and `--version`.
 public enum PreflightCommand {
     static let syntax = CommandSyntax(
-        command: "preflight", flags: [], operands: 0...Int.max, operandName: "a command (run, serve, synthesize, plan import)", operandIsSubcommand: true,
+        command: "preflight", flags: [], operands: 0...Int.max, operandName: "a command (run, capacity, serve, synthesize, plan import)", operandIsSubcommand: true,
         usage: """
             usage: preflight COMMAND [options]
 
             commands:
               run          rehearse a migration plan on a copy of a database; print the report
+              capacity     find how large a database can be before the migration stops completing
               serve        start the HTTP service
               synthesize   build a database at a plan's version, filled with made-up rows
               plan import  write a plan from an app's own migration files (SQLDelight, Flyway, numbered SQL)
@@ -25,11 +26,12 @@ public enum PreflightCommand {
             let rest = Array(parsed.operands.dropFirst())
             switch command {
             case "run": return RunCommand.main(rest, workerExecutable: executable)
+            case "capacity": return CapacityCommand.main(rest, workerExecutable: executable)
             case "serve": return ServeCommand.main(rest, workerExecutable: executable)
             case "synthesize": return SynthesizeCommand.main(rest)
             case "plan": return PlanCommand.main(rest)
             case "worker": return WorkerCommand.main(rest)
-            default: throw UsageError("unknown command \"\(command)\"; the commands are run, serve, synthesize, plan import")
+            default: throw UsageError("unknown command \"\(command)\"; the commands are run, capacity, serve, synthesize, plan import")
             }
         }
     }

@@ -60,26 +60,7 @@ public enum RunCommand {
             throw UsageError("--format must be json, text or junit, got \"\(formatName)\"")
         }
         let plan = try loadPlan(planPath)
-        let devicesDirectory =
-            arguments.value("devices-dir") ?? (FileManager.default.fileExists(atPath: "Config/devices") ? "Config/devices" : nil)
-        var devices = DeviceCatalog(profiles: [])
-        if let devicesDirectory {
-            do throws(ConfigurationError) {
-                devices = try DeviceCatalog(directory: devicesDirectory)
-            } catch {
-                throw UsageError(error.description, suggestsHelp: false)
-            }
-        }
-        var optionValues: [String: String] = [:]
-        for (flag, option) in optionFlags {
-            if let value = arguments.value(flag) { optionValues[option] = value }
-        }
-        let (options, device): (RunOptions, DeviceProfile)
-        do throws(OptionError) {
-            (options, device) = try OptionResolver(devices: devices).resolve(optionValues, plan: plan)
-        } catch {
-            throw UsageError(flagSpelling(error.message))
-        }
+        let (options, device) = try runOptions(arguments, plan: plan)
         guard FileManager.default.isReadableFile(atPath: databasePath) else {
             throw UsageError("cannot read the database file \(databasePath)", suggestsHelp: false)
         }
@@ -94,6 +75,31 @@ public enum RunCommand {
         } catch {
             printError("preflight run: \(error)")
             return CommandLineAnswer.usageStatus
+        }
+    }
+
+    /// The effective run options and the device profile of a command line that takes the
+    /// run options (`run`, `capacity`): `--devices-dir` (default: Config/devices, when there
+    /// is one) and the option flags, read by `OptionResolver`.
+    static func runOptions(_ arguments: Arguments, plan: Plan) throws(UsageError) -> (RunOptions, DeviceProfile) {
+        let devicesDirectory =
+            arguments.value("devices-dir") ?? (FileManager.default.fileExists(atPath: "Config/devices") ? "Config/devices" : nil)
+        var devices = DeviceCatalog(profiles: [])
+        if let devicesDirectory {
+            do throws(ConfigurationError) {
+                devices = try DeviceCatalog(directory: devicesDirectory)
+            } catch {
+                throw UsageError(error.description, suggestsHelp: false)
+            }
+        }
+        var optionValues: [String: String] = [:]
+        for (flag, option) in optionFlags {
+            if let value = arguments.value(flag) { optionValues[option] = value }
+        }
+        do throws(OptionError) {
+            return try OptionResolver(devices: devices).resolve(optionValues, plan: plan)
+        } catch {
+            throw UsageError(flagSpelling(error.message))
         }
     }
 

@@ -38,6 +38,8 @@ final class MigrationUpload: @unchecked Sendable {
     let admitted = ContinuousClock.now
     /// The plan and options as the headers left them.
     let spec: JobSpec
+    /// For `POST /v1/capacity`: the search's own parameters; its database (the sample) is optional.
+    let capacity: CapacityQuery?
 
     private(set) var received: Int64 = 0
     private(set) var database: FileSink?
@@ -58,7 +60,7 @@ final class MigrationUpload: @unchecked Sendable {
 
     init(
         directory: JobDirectory, ticket: JobScheduler.Ticket, bodyKind: BodyKind, keep: Bool, maxBytes: Int64,
-        minBytesPerSecond: Int, spec: JobSpec
+        minBytesPerSecond: Int, spec: JobSpec, capacity: CapacityQuery? = nil
     ) throws(HTTPError) {
         self.directory = directory
         self.ticket = ticket
@@ -67,6 +69,7 @@ final class MigrationUpload: @unchecked Sendable {
         self.maxBytes = maxBytes
         self.minBytesPerSecond = minBytesPerSecond
         self.spec = spec
+        self.capacity = capacity
         if bodyKind == .raw {
             database = try FileSink(path: databasePath)
         }
@@ -128,7 +131,7 @@ final class MigrationUpload: @unchecked Sendable {
         }
         try database?.close()
         try wal?.close()
-        if bodyKind == .multipart, database == nil {
+        if bodyKind == .multipart, database == nil, capacity == nil {
             throw .badRequest("the multipart/form-data body has no \"database\" part")
         }
     }

@@ -1,6 +1,7 @@
 /// The service's routes. Matching is pure (no socket), so it is tested on its own.
 enum Route: Equatable, Sendable {
     case migrations
+    case capacity
     case job(String)
     case jobDatabase(String)
     case plans
@@ -30,6 +31,7 @@ enum Route: Equatable, Sendable {
         case 2 where parts[0] == "v1":
             switch parts[1] {
             case "migrations": self = .migrations
+            case "capacity": self = .capacity
             case "plans": self = .plans
             case "devices": self = .devices
             default: return nil
@@ -51,6 +53,7 @@ enum Route: Equatable, Sendable {
     var label: String {
         switch self {
         case .migrations: return "/v1/migrations"
+        case .capacity: return "/v1/capacity"
         case .job: return "/v1/jobs/{id}"
         case .jobDatabase: return "/v1/jobs/{id}/database"
         case .plans: return "/v1/plans"
@@ -66,7 +69,10 @@ enum Route: Equatable, Sendable {
     /// The label of requests that match no route.
     static let unmatchedLabel = "unmatched"
 
-    var allowedMethods: [String] { self == .migrations ? ["POST"] : ["GET", "HEAD"] }
+    var allowedMethods: [String] { takesUpload ? ["POST"] : ["GET", "HEAD"] }
+
+    /// The routes whose body is a database upload (`MigrationUpload`).
+    var takesUpload: Bool { self == .migrations || self == .capacity }
 
     /// `/v1/*` needs a token when tokens are configured; probes and docs stay open.
     var needsToken: Bool {

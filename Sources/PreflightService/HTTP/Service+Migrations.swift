@@ -13,7 +13,9 @@ extension Service {
     // MARK: - After the headers
 
     /// Every check that does not need the body, then admission and the job directory.
-    func beginMigration(_ request: Request) throws(HTTPError) -> MigrationUpload {
+    /// `capacity`: a `POST /v1/capacity`, whose database (the sample) is optional and whose
+    /// query also holds the search's parameters.
+    func beginMigration(_ request: Request, capacity: Bool = false) throws(HTTPError) -> MigrationUpload {
         if lifecycle.isDraining { throw .shuttingDown }
         let mediaType = request.mediaType ?? ""
         let isMultipart = mediaType == "multipart/form-data"
@@ -37,6 +39,8 @@ extension Service {
         options["format"] = nil
         // A wrong format= is said before the upload, not after the run.
         _ = try ReportAnswer.choose(accept: nil, format: request.query["format"])
+        let capacityQuery = capacity ? try Service.capacityQuery(request.query, keep: keep) : nil
+        for name in capacity ? CapacityQuery.names : [] { options[name] = nil }
         var registered: (name: String, plan: Plan)?
         if let name = request.query["plan"] {
             guard let plan = plans.plan(named: name) else { throw .unknownPlan(name, known: plans.names) }
@@ -64,7 +68,7 @@ extension Service {
             return try MigrationUpload(
                 directory: directory, ticket: ticket, bodyKind: isMultipart ? .multipart : .raw,
                 keep: keep, maxBytes: configuration.maxUploadBytes,
-                minBytesPerSecond: configuration.minUploadBytesPerS, spec: spec)
+                minBytesPerSecond: configuration.minUploadBytesPerS, spec: spec, capacity: capacityQuery)
         } catch {
             scheduler.withdraw(ticket)
             removeDirectory(directory.path)
@@ -99,6 +103,7 @@ extension Service {
     /// the job, and answers its report. Blocks the calling thread for as long as the job
     /// runs, polling `clientGone` every 100 ms.
     func finish(_ upload: MigrationUpload, request: Request, clientGone: () -> Bool) -> Answer {
+        if let capacity = upload.capacity { return finishCapacity(upload, capacity, request: request, clientGone: clientGone) }
         let answer: ReportAnswer
         do {
             try upload.finishBody()
@@ -141,7 +146,7 @@ extension Service {
 
     /// The plan and the effective options: as the headers resolved them for a raw body;
     /// from the query and the parts for a multipart one.
-    private func makeJob(_ upload: MigrationUpload) throws(HTTPError) -> Job {
+    func makeJob(_ upload: MigrationUpload) throws(HTTPError) -> Job {
         let plan: Plan
         let options: RunOptions
         let device: DeviceProfile
@@ -267,7 +272,7 @@ extension Service {
                     cancellation.cancel()
                 }
             },
-            { [self] () -> JobWork in
+            { [self] () -> JobWork<JobResult> in
                 let job: Job
                 switch Result(catching: { () throws(HTTPError) in try makeJob(upload) }) {
                 case .success(let made): job = made
@@ -291,16 +296,16 @@ extension Service {
     }
 }
 
-/// What a job's thread did: decoded the plan and ran the job, found the plan or options
-/// invalid, or was cancelled between the two.
-private enum JobWork: Sendable {
-    case ran(Job, JobResult)
+/// What a job's thread did: decoded the plan and ran the job (a migration's run, or a
+/// capacity search), found the plan or options invalid, or was cancelled between the two.
+enum JobWork<Outcome: Sendable>: Sendable {
+    case ran(Job, Outcome)
     case invalid(HTTPError)
     case cancelled
 }
 
 /// Why a job ends without its report.
-private enum Interruption: Error {
+enum Interruption: Error {
     /// The client went away: nothing is sent.
     case clientGone
     /// The server is stopping: 503 `shutting_down`.

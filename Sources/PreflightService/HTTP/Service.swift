@@ -112,13 +112,13 @@ final class Service: Sendable {
         guard route.allowedMethods.contains(request.method) else {
             return .respond(.error(.methodNotAllowed(request.method, allowed: route.allowedMethods)))
         }
-        if route != .migrations, request.hasBody {
+        if !route.takesUpload, request.hasBody {
             return .respond(.error(.badRequest("\(request.method) \(route.label) takes no request body")))
         }
         switch route {
-        case .migrations:
+        case .migrations, .capacity:
             do {
-                return .upload(try beginMigration(request))
+                return .upload(try beginMigration(request, capacity: route == .capacity))
             } catch {
                 return .respond(.error(error))
             }

@@ -15,7 +15,11 @@ import MigrationCore
 /// the app (events as JSON lines on stdout); `verify` checks the migrated file and
 /// folds its WAL into the main file; `fingerprint` reads the file's `EndState` for a sweep.
 public enum Worker {
-    public enum Task: String, Sendable, CaseIterable { case inspect, migrate, verify, fingerprint }
+    public enum Task: String, Sendable, CaseIterable {
+        case inspect, migrate, verify, fingerprint
+        /// A capacity search's: read the sample's shape, or synthesize one size (`SynthesisTask`).
+        case sample, synthesize
+    }
 
     /// The environment variable that carries a test-only `FaultInjection` specification.
     public static let faultVariable = "PREFLIGHT_TEST_FAULT"
@@ -49,6 +53,10 @@ public enum Worker {
         let directory = JobDirectory(existingAt: invocation.jobDirectory)
         WorkerSandbox.apply(parentPID: invocation.parentPID, jobDirectory: directory.path)
         do {
+            if invocation.task == .sample || invocation.task == .synthesize {
+                try SynthesisTask.main(invocation.task, directory: directory)
+                return 0
+            }
             let instructions = try JSONDecoder().decode(
                 WorkerInstructions.self,
                 from: Data(contentsOf: URL(fileURLWithPath: directory.workerInstructions)))
@@ -64,6 +72,8 @@ public enum Worker {
                     try verify(directory, plan: plan, instructions: instructions, finalOnly: invocation.finalOnly))
             case .fingerprint:
                 EventWriter.write(try fingerprint(directory, plan: plan))
+            case .sample, .synthesize:
+                break
             }
             return 0
         } catch {

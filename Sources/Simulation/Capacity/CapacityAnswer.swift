@@ -1,0 +1,207 @@
+import MigrationCore
+
+/// The answer of `preflight capacity` and `POST /v1/capacity` (CONTRACT §8,
+/// `capacity_version: 1`): every size tried, the first size that no longer completed in
+/// one launch, and each step's cost per row fitted over the sizes tried.
+public struct CapacityAnswer: Sendable, Codable, Equatable {
+    public static let version = 1
+
+    /// The plan's name.
+    public var plan: String
+    public var device: String
+    public var runner: Runner
+    public var fromVersion: Int
+    /// The table that grows from point to point.
+    public var table: String
+    /// Every size tried, smallest first.
+    public var points: [CapacityPoint]
+    /// Nil when the largest size tried still completed in one launch.
+    public var limit: CapacityLimit?
+    public var fit: [StepFit]
+    /// Why the search stopped before it narrowed a boundary, when it did (not a field of
+    /// the answer: with a limit, its `reason` says it; without one, the verdict does).
+    public var stoppedBy: StopCause? = nil
+
+    public enum StopCause: String, Sendable, Codable {
+        case maxRows = "max_rows"
+        case maxSeconds = "max_seconds"
+    }
+
+    public init(
+        plan: String, device: String, runner: Runner, fromVersion: Int, table: String, points: [CapacityPoint],
+        limit: CapacityLimit?, fit: [StepFit]
+    ) {
+        self.plan = plan
+        self.device = device
+        self.runner = runner
+        self.fromVersion = fromVersion
+        self.table = table
+        self.points = points
+        self.limit = limit
+        self.fit = fit
+    }
+
+    enum CodingKeys: String, CodingKey {
+        case capacityVersion = "capacity_version", plan, device, runner, fromVersion = "from_version", table, points
+        case limit, fit
+    }
+
+    public init(from decoder: Decoder) throws {
+        let container = try decoder.container(keyedBy: CodingKeys.self)
+        plan = try container.decode(String.self, forKey: .plan)
+        device = try container.decode(String.self, forKey: .device)
+        runner = try container.decode(Runner.self, forKey: .runner)
+        fromVersion = try container.decode(Int.self, forKey: .fromVersion)
+        table = try container.decode(String.self, forKey: .table)
+        points = try container.decode([CapacityPoint].self, forKey: .points)
+        limit = try container.decodeIfPresent(CapacityLimit.self, forKey: .limit)
+        fit = try container.decode([StepFit].self, forKey: .fit)
+    }
+
+    /// Every field always present, null where not applicable (as the report's).
+    public func encode(to encoder: Encoder) throws {
+        var container = encoder.container(keyedBy: CodingKeys.self)
+        try container.encode(Self.version, forKey: .capacityVersion)
+        try container.encode(plan, forKey: .plan)
+        try container.encode(device, forKey: .device)
+        try container.encode(runner, forKey: .runner)
+        try container.encode(fromVersion, forKey: .fromVersion)
+        try container.encode(table, forKey: .table)
+        try container.encode(points, forKey: .points)
+        try container.encode(limit, forKey: .limit)
+        try container.encode(fit, forKey: .fit)
+    }
+}
+
+/// One size tried: a synthesized database of `rows` rows in the growing table, rehearsed
+/// as `preflight run` rehearses a file.
+public struct CapacityPoint: Sendable, Codable, Equatable {
+    public var rows: Int
+    /// The synthesized file's size before the migration.
+    public var bytes: Int64
+    public var outcome: Outcome
+    /// How many launches the run took.
+    public var launches: Int
+    /// The launches' time together (this machine's time).
+    public var elapsedMs: Int
+    public var peakBytes: Int64?
+    public var steps: [StepCost]
+    /// The step that broke first at this size (not a field of the answer: the limit's
+    /// `step` says it for the size that matters).
+    public var brokenStep: Int? = nil
+
+    public init(
+        rows: Int, bytes: Int64, outcome: Outcome, launches: Int, elapsedMs: Int, peakBytes: Int64?, steps: [StepCost]
+    ) {
+        self.rows = rows
+        self.bytes = bytes
+        self.outcome = outcome
+        self.launches = launches
+        self.elapsedMs = elapsedMs
+        self.peakBytes = peakBytes
+        self.steps = steps
+    }
+
+    /// What one step cost at this size.
+    public struct StepCost: Sendable, Codable, Equatable {
+        public var version: Int
+        public var elapsedMs: Int?
+        public var peakBytes: Int64?
+
+        public init(version: Int, elapsedMs: Int?, peakBytes: Int64?) {
+            self.version = version
+            self.elapsedMs = elapsedMs
+            self.peakBytes = peakBytes
+        }
+
+        enum CodingKeys: String, CodingKey { case version, elapsedMs = "elapsed_ms", peakBytes = "peak_bytes" }
+
+        public func encode(to encoder: Encoder) throws {
+            var container = encoder.container(keyedBy: CodingKeys.self)
+            try container.encode(version, forKey: .version)
+            try container.encode(elapsedMs, forKey: .elapsedMs)
+            try container.encode(peakBytes, forKey: .peakBytes)
+        }
+    }
+
+    enum CodingKeys: String, CodingKey {
+        case rows, bytes, outcome, launches, elapsedMs = "elapsed_ms", peakBytes = "peak_bytes", steps
+    }
+
+    public func encode(to encoder: Encoder) throws {
+        var container = encoder.container(keyedBy: CodingKeys.self)
+        try container.encode(rows, forKey: .rows)
+        try container.encode(bytes, forKey: .bytes)
+        try container.encode(outcome, forKey: .outcome)
+        try container.encode(launches, forKey: .launches)
+        try container.encode(elapsedMs, forKey: .elapsedMs)
+        try container.encode(peakBytes, forKey: .peakBytes)
+        try container.encode(steps, forKey: .steps)
+    }
+}
+
+/// The first size tried that no longer completed in one launch.
+public struct CapacityLimit: Sendable, Codable, Equatable {
+    public var rows: Int
+    public var bytes: Int64
+    /// Its outcome (`completed_after_kills`, `crash_loop`, `disk_full`, ...).
+    public var outcomeBeyond: Outcome
+    /// The step that broke first there: the one the watchdog cut, or the one that failed.
+    public var step: Int?
+    /// How far the boundary was narrowed: `Reason`.
+    public var reason: Reason
+
+    public init(rows: Int, bytes: Int64, outcomeBeyond: Outcome, step: Int?, reason: Reason) {
+        self.rows = rows
+        self.bytes = bytes
+        self.outcomeBeyond = outcomeBeyond
+        self.step = step
+        self.reason = reason
+    }
+
+    public enum Reason: String, Sendable, Codable {
+        /// The largest size that completed is within 10% below `rows`.
+        case narrowed
+        /// `--max-seconds` ran out before the boundary was narrowed to 10%.
+        case maxSeconds = "max_seconds"
+        /// Even the smallest size tried did not complete.
+        case smallestSize = "smallest_size"
+    }
+
+    enum CodingKeys: String, CodingKey {
+        case rows, bytes, outcomeBeyond = "outcome_beyond", step, reason
+    }
+
+    public func encode(to encoder: Encoder) throws {
+        var container = encoder.container(keyedBy: CodingKeys.self)
+        try container.encode(rows, forKey: .rows)
+        try container.encode(bytes, forKey: .bytes)
+        try container.encode(outcomeBeyond, forKey: .outcomeBeyond)
+        try container.encode(step, forKey: .step)
+        try container.encode(reason, forKey: .reason)
+    }
+}
+
+/// A step's cost per row of the growing table, fitted by least squares over the sizes
+/// that completed in one launch; nil where fewer than one such size ran the step.
+public struct StepFit: Sendable, Codable, Equatable {
+    public var version: Int
+    public var msPerRow: Double?
+    /// Growth of the database's files during the step, per row: the free space it needs.
+    public var bytesPerRow: Double?
+
+    public init(version: Int, msPerRow: Double?, bytesPerRow: Double?) {
+        self.version = version
+        self.msPerRow = msPerRow
+        self.bytesPerRow = bytesPerRow
+    }
+
+    enum CodingKeys: String, CodingKey { case version, msPerRow = "ms_per_row", bytesPerRow = "bytes_per_row" }
+
+    public func encode(to encoder: Encoder) throws {
+        var container = encoder.container(keyedBy: CodingKeys.self)
+        try container.encode(version, forKey: .version)
+        try container.encode(msPerRow, forKey: .msPerRow)
+        try container.encode(bytesPerRow, forKey: .bytesPerRow)
+    }
+}

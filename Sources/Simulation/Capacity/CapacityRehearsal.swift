@@ -1,0 +1,233 @@
+import Foundation
+import MigrationCore
+
+/// Runs a capacity search (CONTRACT §8): each size is a database synthesized in a worker
+/// from the plan's own SQL at `from_version`, then rehearsed by the real `JobRunner` (real
+/// workers, real watchdog kills, the space VFS's accounting), exactly as `preflight run`
+/// rehearses a file. Used by `preflight capacity` and `POST /v1/capacity` alike.
+///
+/// The search directory (a `JobDirectory`) holds the sample as its `input` when there is
+/// one; each size gets a job directory of its own under `points/`, removed once measured.
+public final class CapacityRehearsal: Sendable {
+    let workerExecutable: String
+    /// Synthesis is deterministic for a seed: the same search makes the same files.
+    static let seed: UInt64 = 1
+
+    public init(workerExecutable: String) {
+        self.workerExecutable = workerExecutable
+    }
+
+    /// Starts the same workers as `runner`.
+    public convenience init(runner: JobRunner) {
+        self.init(workerExecutable: runner.workerExecutable)
+    }
+
+    public func run(
+        _ request: CapacityRequest, directory: JobDirectory, cancellation: JobCancellation,
+        progress: (String) -> Void = { _ in }
+    ) throws(CapacityError) -> CapacityAnswer {
+        let deadline = ContinuousClock.now + .seconds(request.maxSeconds)
+        let synthesis = Job(directory: directory, plan: request.plan, options: request.options, device: request.device)
+        let launcher = WorkerLauncher(
+            executable: workerExecutable, job: synthesis, cancellation: cancellation, jobDeadline: deadline)
+        let sample = try measureSample(directory, request: request, launcher: launcher)
+        let fromVersion = request.fromVersion ?? sample?.userVersion ?? 1
+        guard (1..<request.target).contains(fromVersion) else {
+            throw CapacityError(
+                code: "invalid_from",
+                "from_version must be from 1 to \(request.target - 1) (below the target, v\(request.target)), got \(fromVersion)")
+        }
+        let table = try growingTable(request, sample: sample, fromVersion: fromVersion)
+        var search = CapacitySearch(startRows: request.startRows, maxRows: request.maxRows)
+        var points: [Int: CapacityPoint] = [:]
+        var costs: [Int: [CostFit.Sample]] = [:]
+        var stoppedByTime = false
+        while true {
+            if cancellation.isCancelled { throw CapacityError(code: "cancelled", "the capacity search was stopped") }
+            guard case .tryRows(let rows) = search.next(search.currentBoundary()) else { break }
+            guard ContinuousClock.now < deadline else {
+                stoppedByTime = true
+                break
+            }
+            let rowsByTable = proportions(of: table, rows: rows, sample: sample)
+            guard
+                let (point, report) = try rehearse(
+                    rowsByTable, table: table, request: request, fromVersion: fromVersion, directory: directory,
+                    launcher: launcher, cancellation: cancellation, deadline: deadline)
+            else {
+                stoppedByTime = true
+                break
+            }
+            search.record(rows: rows, outcome: point.outcome)
+            points[rows] = point
+            if point.outcome == .completed {
+                for step in report.steps where step.status == .applied {
+                    costs[step.version, default: []].append(
+                        CostFit.Sample(rows: rows, elapsedMs: step.elapsedMs, growthBytes: step.peakGrowthBytes))
+                }
+            }
+            progress(Self.progressLine(point, table: table, report: report))
+        }
+        if cancellation.isCancelled { throw CapacityError(code: "cancelled", "the capacity search was stopped") }
+        if points.isEmpty {
+            throw CapacityError(
+                code: "time_limit", "max_seconds (\(request.maxSeconds) s) ran out before the first size was rehearsed")
+        }
+        let limit = Self.limit(search: search, points: points, stoppedByTime: stoppedByTime)
+        let versions = request.plan.steps.map(\.version).filter { $0 > fromVersion && $0 <= request.target }
+        var answer = CapacityAnswer(
+            plan: request.plan.name, device: request.options.device, runner: request.plan.runner, fromVersion: fromVersion,
+            table: table, points: points.keys.sorted().compactMap { points[$0] }, limit: limit,
+            fit: CostFit.fit(versions: versions, samples: costs))
+        if stoppedByTime {
+            answer.stoppedBy = .maxSeconds
+        } else if search.next(search.currentBoundary()) == .heldToMaxRows {
+            answer.stoppedBy = .maxRows
+        }
+        return answer
+    }
+
+    /// The first size that did not complete in one launch, and how well it is known.
+    static func limit(search: CapacitySearch, points: [Int: CapacityPoint], stoppedByTime: Bool) -> CapacityLimit? {
+        guard let broke = search.bracket(.completes).broke, let point = points[broke] else { return nil }
+        let reason: CapacityLimit.Reason
+        switch search.next(.completes) {
+        case .narrowed: reason = .narrowed
+        case .brokeAtSmallest: reason = .smallestSize
+        default: reason = stoppedByTime ? .maxSeconds : .narrowed
+        }
+        return CapacityLimit(
+            rows: point.rows, bytes: point.bytes, outcomeBeyond: point.outcome, step: point.brokenStep, reason: reason)
+    }
+
+    // MARK: - One size
+
+    /// Synthesizes `rows` and rehearses it; nil when the search's time ran out first.
+    private func rehearse(
+        _ rows: [String: Int], table: String, request: CapacityRequest, fromVersion: Int, directory: JobDirectory,
+        launcher: WorkerLauncher, cancellation: JobCancellation, deadline: ContinuousClock.Instant
+    ) throws(CapacityError) -> (CapacityPoint, Report)? {
+        let point: JobDirectory
+        do {
+            point = try JobDirectory.create(parent: directory.path + "/points")
+        } catch {
+            throw CapacityError(code: "internal", "cannot create a job directory for a size: \(error)")
+        }
+        // Best effort: a size's files are gone with the search directory at the latest.
+        defer { try? FileManager.default.removeItem(atPath: point.path) }
+        let order = SynthesisOrder(
+            plan: String(decoding: request.plan.document, as: UTF8.self), version: fromVersion, rows: rows, seed: Self.seed,
+            sample: hasSample(directory) ? directory.input.path : nil, out: point.input.path)
+        guard let line = try runSynthesisWorker(.synthesize, order: order, directory: directory, launcher: launcher) else {
+            return nil
+        }
+        if let code = line.errorCode {
+            throw CapacityError(code: code, "cannot synthesize \(rows[table] ?? 0) rows of \(table): \(line.errorMessage ?? code)")
+        }
+        // The rehearsal gets what is left of the search's time once the file is made.
+        let remaining = deadline - ContinuousClock.now
+        guard remaining > .zero else { return nil }
+        let seconds = Int((Double(remaining.components.seconds) + Double(remaining.components.attoseconds) / 1e18).rounded(.up))
+        let job = Job(
+            directory: point, plan: request.plan, options: request.options, device: request.device,
+            maxJobSeconds: max(1, seconds))
+        let report = JobRunner(workerExecutable: workerExecutable).run(job, cancellation: cancellation).report
+        if report.failure?.kind == Failure.Kind.timeLimit || cancellation.isCancelled { return nil }
+        let steps = report.steps.map { CapacityPoint.StepCost(version: $0.version, elapsedMs: $0.elapsedMs, peakBytes: $0.peakBytes) }
+        var capacityPoint = CapacityPoint(
+            rows: rows[table] ?? 0, bytes: report.input.bytes, outcome: report.outcome, launches: report.launches.count,
+            elapsedMs: report.launches.map(\.elapsedMs).reduce(0, +), peakBytes: report.space.peakBytes, steps: steps)
+        capacityPoint.brokenStep = Self.brokenStep(report)
+        return (capacityPoint, report)
+    }
+
+    /// The step that broke first: the one the watchdog cut first, else the one that failed.
+    static func brokenStep(_ report: Report) -> Int? {
+        guard report.outcome != .completed else { return nil }
+        return report.steps.first { $0.status != .applied && $0.status != .skipped }?.version ?? report.failure?.step
+    }
+
+    private static func progressLine(_ point: CapacityPoint, table: String, report: Report) -> String {
+        let launches = point.launches == 1 ? "1 launch" : "\(point.launches) launches"
+        return "capacity: \(CountText.grouped(point.rows)) rows of \(table) (\(ByteCount.text(point.bytes))): "
+            + "\(point.outcome.rawValue) in \(launches), \(point.elapsedMs) ms"
+            + (point.brokenStep.map { ", v\($0) broke first" } ?? "")
+    }
+
+    // MARK: - The sample and the growing table
+
+    private struct SampleSummary {
+        var userVersion: Int
+        var tableRows: [String: Int]
+    }
+
+    private func hasSample(_ directory: JobDirectory) -> Bool {
+        ((try? FileManager.default.attributesOfItem(atPath: directory.input.path)[.size] as? Int) ?? 0) > 0
+    }
+
+    /// The sample's version and row counts, read by a worker; nil without a sample.
+    private func measureSample(_ directory: JobDirectory, request: CapacityRequest, launcher: WorkerLauncher)
+        throws(CapacityError) -> SampleSummary?
+    {
+        guard hasSample(directory) else { return nil }
+        let order = SynthesisOrder(
+            plan: String(decoding: request.plan.document, as: UTF8.self), version: 0, rows: [:], seed: Self.seed,
+            sample: directory.input.path, out: "")
+        guard let line = try runSynthesisWorker(.sample, order: order, directory: directory, launcher: launcher) else {
+            throw CapacityError(code: "time_limit", "max_seconds (\(request.maxSeconds) s) ran out while the sample was read")
+        }
+        if let code = line.errorCode {
+            throw CapacityError(code: code, "cannot read the sample database: \(line.errorMessage ?? code)")
+        }
+        return SampleSummary(userVersion: line.userVersion ?? 0, tableRows: line.tableRows ?? [:])
+    }
+
+    /// Runs a `sample` or `synthesize` worker and decodes its line; nil when the search's
+    /// deadline killed it.
+    private func runSynthesisWorker(
+        _ task: Worker.Task, order: SynthesisOrder, directory: JobDirectory, launcher: WorkerLauncher
+    ) throws(CapacityError) -> SynthesisLine? {
+        let run: WorkerLauncher.Run
+        do {
+            try JSONEncoder().encode(order).write(to: URL(fileURLWithPath: SynthesisOrder.path(in: directory)))
+            run = try launcher.run(task)
+        } catch {
+            throw CapacityError(code: "internal", "cannot start the \(task.rawValue) worker: \(error)")
+        }
+        if run.killedByJobDeadline { return nil }
+        guard let last = run.lines.last, let line = try? JSONDecoder().decode(SynthesisLine.self, from: Data(last)) else {
+            throw CapacityError(
+                code: "worker_crashed", "the \(task.rawValue) worker ended without an answer (\(run.termination))")
+        }
+        return line
+    }
+
+    /// `--table`, else the sample's largest table, else the first table a step after
+    /// `fromVersion` rewrites or fills.
+    private func growingTable(_ request: CapacityRequest, sample: SampleSummary?, fromVersion: Int) throws(CapacityError) -> String {
+        if let table = request.table { return table }
+        if let sample, let largest = sample.tableRows.filter({ !$0.key.hasPrefix("sqlite_") })
+            .max(by: { ($0.value, $1.key) < ($1.value, $0.key) })
+        {
+            return largest.key
+        }
+        for step in request.plan.steps where step.version > fromVersion && step.version <= request.target {
+            if let table = RewrittenTable.of(step.action) { return table }
+        }
+        throw CapacityError(
+            code: "no_table",
+            "no step after v\(fromVersion) rewrites a table that could grow and there is no sample: name the table with --table (table= over HTTP)")
+    }
+
+    /// Row counts for one size: the growing table at `rows`, the sample's other tables in
+    /// the sample's proportions to it (none without a sample).
+    private func proportions(of table: String, rows: Int, sample: SampleSummary?) -> [String: Int] {
+        var result = [table: rows]
+        guard let sample else { return result }
+        let base = sample.tableRows[table] ?? 0
+        for (name, count) in sample.tableRows where name != table && !name.hasPrefix("sqlite_") {
+            result[name] = base > 0 ? Int((Double(count) / Double(base) * Double(rows)).rounded()) : count
+        }
+        return result
+    }
+}

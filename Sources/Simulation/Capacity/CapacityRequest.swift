@@ -1,0 +1,53 @@
+import MigrationCore
+
+/// What a capacity search runs: the plan and the effective run options (resolved as for
+/// `preflight run`), and how the synthesized databases grow.
+public struct CapacityRequest: Sendable {
+    public var plan: Plan
+    public var options: RunOptions
+    public var device: DeviceProfile
+    /// The version the synthesized files are at; nil: the sample's, else 1.
+    public var fromVersion: Int?
+    /// The table that grows; nil: the sample's largest, else the first the plan rewrites.
+    public var table: String?
+    /// The largest size tried.
+    public var maxRows: Int
+    /// Wall-clock budget of the whole search, synthesis and rehearsals together.
+    public var maxSeconds: Int
+    /// The first size tried.
+    public var startRows: Int
+
+    public static let defaultMaxRows = 100_000_000
+    public static let defaultMaxSeconds = 300
+    public static let defaultStartRows = 1_000
+
+    public init(
+        plan: Plan, options: RunOptions, device: DeviceProfile, fromVersion: Int? = nil, table: String? = nil,
+        maxRows: Int = defaultMaxRows, maxSeconds: Int = defaultMaxSeconds, startRows: Int = defaultStartRows
+    ) {
+        self.plan = plan
+        self.options = options
+        self.device = device
+        self.fromVersion = fromVersion
+        self.table = table
+        self.maxRows = maxRows
+        self.maxSeconds = maxSeconds
+        self.startRows = startRows
+    }
+
+    /// The version the migration runs to.
+    var target: Int { options.target ?? plan.newestVersion }
+}
+
+/// Why a capacity search could not run, with a code and a message a person can act on.
+public struct CapacityError: Error, Sendable, CustomStringConvertible {
+    public var code: String
+    public var message: String
+
+    public init(code: String, _ message: String) {
+        self.code = code
+        self.message = message
+    }
+
+    public var description: String { message }
+}

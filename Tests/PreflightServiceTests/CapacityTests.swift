@@ -1,0 +1,202 @@
+import Foundation
+import MigrationCore
+import Simulation
+import Testing
+import TestSupport
+
+/// `preflight capacity` and `POST /v1/capacity` on real synthesized databases, real
+/// workers and real watchdog kills. Nothing here asserts a time: the boundaries found are
+/// checked by the search's own rule and confirmed by direct `preflight run`s.
+@Suite(.serialized)
+struct CapacityTests {
+    private let directory = TemporaryDirectory("capacity")
+
+    /// A rewrite whose cost is linear in the rows: every row's label is rebuilt from a
+    /// 40-row recursive CTE, so that a few tens of thousands of rows outlast a short watchdog.
+    static func rewritePlan(name: String = "rewrite", steps: Int = 1, runner: String = "per_step") -> String {
+        let rewrites = (2..<(2 + steps)).map { version in
+            """
+            {"version": \(version), "name": "rewrite labels \(version - 1)",
+             "sql": "UPDATE items SET label = (WITH RECURSIVE c(x) AS (SELECT 1 UNION ALL SELECT x + 1 FROM c WHERE x < 40) SELECT group_concat(x) FROM c) || substr(label, 1, 8)"}
+            """
+        }
+        return """
+            {"name": "\(name)", "runner": "\(runner)",
+             "steps": [
+              {"version": 1, "name": "create items", "sql": "CREATE TABLE items(id INTEGER PRIMARY KEY, label TEXT NOT NULL)"},
+              \(rewrites.joined(separator: ",\n"))
+             ]}
+            """
+    }
+
+    private func writePlan(_ text: String, _ name: String) throws -> String {
+        let path = directory.file(name)
+        try text.write(toFile: path, atomically: true, encoding: .utf8)
+        return path
+    }
+
+    private func capacity(_ arguments: [String]) throws -> (answer: CapacityAnswer, json: [String: Any], stderr: String) {
+        let result = try PreflightProcess.run(["capacity"] + arguments)
+        #expect(result.status == 0, "stderr: \(result.stderr)")
+        let answer = try JSONDecoder().decode(CapacityAnswer.self, from: result.stdout)
+        let json = try #require(try JSONSerialization.jsonObject(with: result.stdout) as? [String: Any])
+        return (answer, json, result.stderr)
+    }
+
+    /// The sizes either side of the first boundary: the largest that completed and the
+    /// smallest that did not.
+    private func bracket(_ answer: CapacityAnswer) throws -> (held: CapacityPoint, broke: CapacityPoint) {
+        let limit = try #require(answer.limit)
+        let broke = try #require(answer.points.first { $0.rows == limit.rows })
+        let held = try #require(answer.points.last { $0.rows < limit.rows })
+        return (held, broke)
+    }
+
+    @Test func boundaryIsConfirmedByDirectRuns() throws {
+        let plan = try writePlan(Self.rewritePlan(), "rewrite.json")
+        let watchdog = ["--watchdog-ms", "400", "--launches", "2"]
+        let (answer, json, stderr) = try capacity(["--plan", plan, "--max-seconds", "120"] + watchdog)
+        #expect(answer.table == "items")
+        #expect(answer.fromVersion == 1)
+        // One progress line per size tried.
+        #expect(stderr.split(separator: "\n").filter { $0.hasPrefix("capacity: ") }.count == answer.points.count)
+        let limit = try #require(answer.limit)
+        #expect(limit.reason == .narrowed)
+        #expect(limit.step == 2)
+        #expect(limit.outcomeBeyond != .completed)
+        let (held, broke) = try bracket(answer)
+        #expect(held.outcome == .completed)
+        #expect(Double(broke.rows) <= Double(held.rows) * 1.1, "narrowed to within 10%")
+        // Monotone: every size below the limit completed, and the sizes are in order.
+        #expect(answer.points.map(\.rows) == answer.points.map(\.rows).sorted())
+        #expect(answer.points.filter { $0.rows < limit.rows }.allSatisfy { $0.outcome == .completed })
+        #expect(try #require(answer.fit.first { $0.version == 2 }?.msPerRow) > 0)
+
+        // Confirmation by the real CLI, on files synthesized as the search made them: well
+        // below the boundary it completes, well above it does not.
+        for (rows, completes) in [(held.rows / 2, true), (broke.rows * 2, false)] {
+            let database = directory.file("items-\(rows).db")
+            let made = try PreflightProcess.run([
+                "synthesize", "--plan", plan, "--version", "1", "--rows", "items=\(rows)", "--seed", "1", "--out", database,
+            ])
+            #expect(made.status == 0, "stderr: \(made.stderr)")
+            let run = try PreflightProcess.run(["run", "--db", database, "--plan", plan] + watchdog)
+            let report = try run.decodedReport
+            #expect((report.outcome == .completed) == completes, "\(rows) rows: \(report.outcome)")
+        }
+
+        // The answer's fields are exactly CONTRACT §8's.
+        #expect(Set(json.keys) == ["capacity_version", "plan", "device", "runner", "from_version", "table", "points", "limit", "fit"])
+        #expect(json["capacity_version"] as? Int == 1)
+        let point = try #require((json["points"] as? [[String: Any]])?.first)
+        #expect(Set(point.keys) == ["rows", "bytes", "outcome", "launches", "elapsed_ms", "peak_bytes", "steps"])
+        let step = try #require((point["steps"] as? [[String: Any]])?.first)
+        #expect(Set(step.keys) == ["version", "elapsed_ms", "peak_bytes"])
+        let limitJSON = try #require(json["limit"] as? [String: Any])
+        #expect(Set(limitJSON.keys) == ["rows", "bytes", "outcome_beyond", "step", "reason"])
+        let fit = try #require((json["fit"] as? [[String: Any]])?.first)
+        #expect(Set(fit.keys) == ["version", "ms_per_row", "bytes_per_row"])
+    }
+
+    /// Three rewrites: under `sqliteopenhelper` one transaction holds them all, so a kill
+    /// keeps nothing and the app crash-loops as soon as the path outlasts the watchdog;
+    /// under `per_step` each step commits, so the app still gets there after kills until a
+    /// single step outlasts it (CONTRACT §1's runner table, FIDELITY.md).
+    @Test func perStepAndSQLiteOpenHelperHaveDifferentBoundaries() throws {
+        let options = ["--watchdog-ms", "400", "--launches", "5", "--max-seconds", "150", "--table", "items"]
+        let helper = try capacity(
+            ["--plan", try writePlan(Self.rewritePlan(steps: 3, runner: "sqliteopenhelper"), "helper.json")] + options).answer
+        let perStep = try capacity(["--plan", try writePlan(Self.rewritePlan(steps: 3), "per-step.json")] + options).answer
+        #expect(helper.runner == .sqliteOpenHelper)
+        #expect(perStep.runner == .perStep)
+        #expect(helper.limit != nil)
+        let perStepLimit = try #require(perStep.limit)
+        #expect(perStepLimit.outcomeBeyond == .completedAfterKills)
+        // Where each stops getting to the target at all. (Just above the first boundary a
+        // relaunch may still fit in the watchdog under sqliteopenhelper too: the sizes that
+        // matter are where the target is no longer reached.)
+        let reaches: (CapacityPoint) -> Bool = { $0.outcome == .completed || $0.outcome == .completedAfterKills }
+        let helperReached = try #require(helper.points.filter(reaches).map(\.rows).max())
+        let perStepReached = try #require(perStep.points.filter(reaches).map(\.rows).max())
+        // Both boundaries are narrowed to 10%: a gap of more than 20% is the runners' difference.
+        #expect(Double(perStepReached) > Double(helperReached) * 1.2, "per_step \(perStepReached), sqliteopenhelper \(helperReached)")
+        #expect(perStep.points.contains { !reaches($0) }, "the search also narrowed where per_step stops reaching the target")
+        // Beyond it, a kill under sqliteopenhelper keeps nothing: the app crash-loops.
+        #expect(helper.points.first { !reaches($0) }?.outcome == .crashLoop)
+    }
+
+    @Test func textTableAndChart() throws {
+        let plan = try writePlan(Self.rewritePlan(), "rewrite.json")
+        let chart = directory.file("capacity.svg")
+        let result = try PreflightProcess.run([
+            "capacity", "--plan", plan, "--device", "android-30", "--max-rows", "4000", "--format", "text", "--chart", chart,
+        ])
+        #expect(result.status == 0, "stderr: \(result.stderr)")
+        let text = String(decoding: result.stdout, as: UTF8.self)
+        #expect(text.contains("rows of items"))
+        #expect(text.contains("      4,000"))
+        #expect(text.contains("the migration completes in one launch up to 4,000 rows of items"))
+        #expect(text.contains("the max rows asked for, on android-30 with the per_step runner"))
+        let svg = try String(contentsOfFile: chart, encoding: .utf8)
+        #expect(svg.contains("<svg id=\"capacity\""))
+        // android-30's watchdog: 15 s of application start, time_scale 1.
+        #expect(svg.contains("class=\"capacity-deadline\""))
+        #expect(svg.contains("watchdog 15.0 s"))
+        #expect(svg.contains("class=\"capacity-step\" data-version=\"2\""))
+        if Chromium.isAvailable {
+            let dom = try Chromium.dumpDOM("file://" + chart)
+            #expect(dom.contains("capacity-deadline"))
+        }
+    }
+
+    @Test func usageErrors() throws {
+        let plan = try writePlan(Self.rewritePlan(), "rewrite.json")
+        let bad = try PreflightProcess.run(["capacity", "--plan", plan, "--max-rows", "many"])
+        #expect(bad.status == 2)
+        #expect(bad.stderr.contains("--max-rows must be a whole number"))
+        let unknownTable = try PreflightProcess.run(["capacity", "--plan", plan, "--table", "nope", "--max-rows", "10"])
+        #expect(unknownTable.status == 1)
+        #expect(unknownTable.stderr.contains("nope"))
+    }
+
+    @Test func endpointOnARealServer() throws {
+        var plans = Fixtures.plans
+        plans["rewrite"] = Self.rewritePlan()
+        let server = try ServerProcess(plans: plans)
+        let url = server.base + "/v1/capacity?plan=rewrite&max_rows=2000"
+        let json = curl(url, ["-X", "POST"])
+        #expect(json.status == 200, "\(json.text)")
+        let answer = try JSONDecoder().decode(CapacityAnswer.self, from: json.body)
+        #expect(answer.points.map(\.rows) == [1_000, 2_000])
+        #expect(answer.limit == nil)
+        #expect(answer.table == "items")
+
+        let text = curl(url, ["-X", "POST", "-H", "Accept: text/plain"])
+        #expect(text.headers["content-type"]?.hasPrefix("text/plain") == true)
+        #expect(text.text.contains("completes in one launch up to 2,000 rows of items"))
+
+        // A sample as the raw body: its version and its largest table decide the search.
+        let sample = try Fixtures.notesDatabase(rows: 50, in: directory.path)
+        let sampled = curl(
+            server.base + "/v1/capacity?plan=notes&max_rows=1000&watchdog_ms=20000",
+            ["--data-binary", "@" + sample, "-H", "Accept: text/html"])
+        #expect(sampled.status == 200, "\(sampled.text)")
+        #expect(sampled.headers["content-type"]?.hasPrefix("text/html") == true)
+        #expect(sampled.text.contains("<svg id=\"capacity\""))
+        #expect(sampled.text.contains("growing table notes"))
+        #expect(sampled.text.contains("class=\"capacity-deadline\""))
+        if Chromium.isAvailable {
+            let page = directory.file("capacity.html")
+            try sampled.body.write(to: URL(fileURLWithPath: page))
+            let dom = try Chromium.dumpDOM("file://" + page)
+            #expect(dom.contains("id=\"verdict\""))
+            #expect(dom.contains("class=\"capacity-step\""))
+        }
+
+        let badOption = curl(server.base + "/v1/capacity?plan=rewrite&max_seconds=soon", ["-X", "POST"])
+        #expect(badOption.status == 400)
+        #expect(badOption.errorCode == "invalid_option")
+        // Nothing is left in the job directory.
+        #expect(try FileManager.default.contentsOfDirectory(atPath: server.jobDir).isEmpty)
+    }
+}
