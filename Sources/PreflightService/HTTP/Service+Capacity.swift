@@ -36,31 +36,29 @@ extension Service {
 
     func finishCapacity(_ upload: MigrationUpload, _ query: CapacityQuery, request: Request, clientGone: () -> Bool) -> Answer {
         let answer: ReportAnswer
-        do {
-            try upload.finishBody()
-            answer = try ReportAnswer.choose(accept: request.header("accept"), format: request.query["format"])
-        } catch {
-            discard(upload)
-            return .response(.error(error))
+        switch answerForm(upload, request: request) {
+        case .success(let form): answer = form
+        case .failure(let error): return .response(.error(error))
         }
         // The upload's directory is the search's: its input (when one came) is the sample.
         defer { removeDirectory(upload.directory.path) }
         let job: Job
         let result: Result<CapacityAnswer, CapacityError>
         do {
-            (job, result) = try scheduler.run(
-                upload.ticket,
-                checking: { () throws(Interruption) in
-                    if lifecycle.isDraining { throw .shuttingDown }
-                    if clientGone() { throw .clientGone }
-                },
-                { () throws(Interruption) in try searchWatched(upload, query, clientGone: clientGone) })
-        } catch {
-            switch error {
-            case .clientGone: return .clientGone
-            case .shuttingDown: return .response(.error(.shuttingDown))
-            case .invalid(let error): return .response(.error(error))
+            let (log, id, rehearsal) = (self.log, upload.id, CapacityRehearsal(runner: runner))
+            let maxJobSeconds = configuration.maxJobSeconds
+            (job, result) = try runInSlot(upload, clientGone: clientGone) { job, cancellation in
+                let request = CapacityRequest(
+                    plan: job.plan, options: job.options, device: job.device, fromVersion: query.fromVersion,
+                    table: query.table, maxRows: query.maxRows, maxSeconds: min(query.maxSeconds, maxJobSeconds))
+                return Result { () throws(CapacityError) in
+                    try rehearsal.run(request, directory: job.directory, cancellation: cancellation) {
+                        line in log.write(.debug, line, [("job_id", .string(id))])
+                    }
+                }
             }
+        } catch {
+            return error.answer
         }
         switch result {
         case .failure(let error):
@@ -80,52 +78,6 @@ extension Service {
                 (contentType, body) = (ReportFormat.json.contentType, CapacityRendering.json(capacity))
             }
             return .response(HTTPResponse(status: 200, contentType: contentType, body: .bytes(body)))
-        }
-    }
-
-    /// Decodes the plan and runs the search on a thread of its own (as `runWatched` does
-    /// for a migration) while this one watches the client every 100 ms; a client that
-    /// leaves, or the end of the shutdown's grace period, cancels it.
-    private func searchWatched(_ upload: MigrationUpload, _ query: CapacityQuery, clientGone: () -> Bool)
-        throws(Interruption) -> (Job, Result<CapacityAnswer, CapacityError>)
-    {
-        let cancellation = JobCancellation()
-        lifecycle.register(cancellation, id: upload.id)
-        defer { lifecycle.unregister(id: upload.id) }
-        var interruption: Interruption?
-        let (log, id, rehearsal) = (self.log, upload.id, CapacityRehearsal(runner: runner))
-        let maxJobSeconds = configuration.maxJobSeconds
-        let work = JobThread.run(
-            watch: {
-                if interruption == nil, clientGone() {
-                    interruption = .clientGone
-                    cancellation.cancel()
-                }
-            },
-            { [self] () -> JobWork<Result<CapacityAnswer, CapacityError>> in
-                let job: Job
-                switch Result(catching: { () throws(HTTPError) in try makeJob(upload) }) {
-                case .success(let made): job = made
-                case .failure(let error): return .invalid(error)
-                }
-                if cancellation.isCancelled { return .cancelled }
-                let request = CapacityRequest(
-                    plan: job.plan, options: job.options, device: job.device, fromVersion: query.fromVersion,
-                    table: query.table, maxRows: query.maxRows, maxSeconds: min(query.maxSeconds, maxJobSeconds))
-                return .ran(job, Result { () throws(CapacityError) in
-                    try rehearsal.run(request, directory: job.directory, cancellation: cancellation) {
-                        line in log.write(.debug, line, [("job_id", .string(id))])
-                    }
-                })
-            })
-        if interruption == nil, cancellation.isCancelled { interruption = .shuttingDown }
-        switch work {
-        case .invalid(let error) where interruption == nil:
-            throw .invalid(error)
-        case .ran(let job, let result) where interruption == nil:
-            return (job, result)
-        default:
-            throw interruption ?? .shuttingDown
         }
     }
 }

@@ -105,31 +105,29 @@ extension Service {
     func finish(_ upload: MigrationUpload, request: Request, clientGone: () -> Bool) -> Answer {
         if let capacity = upload.capacity { return finishCapacity(upload, capacity, request: request, clientGone: clientGone) }
         let answer: ReportAnswer
-        do {
-            try upload.finishBody()
-            answer = try ReportAnswer.choose(accept: request.header("accept"), format: request.query["format"])
-        } catch {
-            discard(upload)
-            return .response(.error(error))
+        switch answerForm(upload, request: request) {
+        case .success(let form): answer = form
+        case .failure(let error): return .response(.error(error))
         }
+        // A job's progress is in the log at debug level only; unasked, it is not even decoded.
+        let (log, jobID, runner) = (self.log, upload.id, self.runner)
+        let progress: (@Sendable (String) -> Void)? =
+            log.writesDebug ? { @Sendable line in log.write(.debug, line, [("job_id", .string(jobID))]) } : nil
+        let started = ContinuousClock.now
+        var seconds: Double { (ContinuousClock.now - started) / .seconds(1) }
         let job: Job
         let result: JobResult
         do {
-            (job, result) = try scheduler.run(
-                upload.ticket,
-                checking: { () throws(Interruption) in
-                    if lifecycle.isDraining { throw .shuttingDown }
-                    if clientGone() { throw .clientGone }
-                },
-                { () throws(Interruption) in try runWatched(upload, clientGone: clientGone) })
+            (job, result) = try runInSlot(upload, clientGone: clientGone) { job, cancellation in
+                runner.run(job, cancellation: cancellation, progress: progress)
+            }
         } catch {
             removeDirectory(upload.directory.path)
-            switch error {
-            case .clientGone: return .clientGone
-            case .shuttingDown: return .response(.error(.shuttingDown))
-            case .invalid(let error): return .response(.error(error))
-            }
+            // A plan or options found invalid ran nothing: not a job the metrics count.
+            if case .invalid = error {} else { metrics.recordJob(outcome: Metrics.cancelledOutcome, seconds: seconds) }
+            return error.answer
         }
+        metrics.recordJob(outcome: result.report.outcome.rawValue, seconds: seconds)
         var response = HTTPResponse.report(result.report, as: answer, plan: job.plan)
         if upload.keep {
             kept.keep(
@@ -245,60 +243,72 @@ extension Service {
 
     // MARK: - The job
 
-    /// Runs the job in its slot, on a thread of its own, while this one watches the
-    /// client every 100 ms; counts it in the metrics. A client that leaves cancels it, as
-    /// does the end of the shutdown's grace period (`Lifecycle.cancelAll`): both end in
-    /// the interruption thrown.
+    /// The upload's body checked to its end and the answer's form chosen; a failure
+    /// discards the upload.
+    func answerForm(_ upload: MigrationUpload, request: Request) -> Result<ReportAnswer, HTTPError> {
+        do {
+            try upload.finishBody()
+            return .success(try ReportAnswer.choose(accept: request.header("accept"), format: request.query["format"]))
+        } catch {
+            discard(upload)
+            return .failure(error)
+        }
+    }
+
+    /// Waits for the upload's slot, then does `work` with its job in that slot, on a thread
+    /// of its own, while this one watches the client every 100 ms. A client that leaves
+    /// cancels it, as does the end of the shutdown's grace period (`Lifecycle.cancelAll`):
+    /// both end in the interruption thrown.
     ///
     /// A plan sent in the upload is decoded (its statements split) on that thread too, in
     /// the slot: not on the connection's thread before the job exists, where a client
     /// that left could not stop it, and never more of them at once than jobs may run. A
     /// plan still waiting for its slot when its client leaves is never decoded; one being
     /// decoded then runs nothing after.
-    private func runWatched(_ upload: MigrationUpload, clientGone: () -> Bool) throws(Interruption) -> (Job, JobResult) {
-        let cancellation = JobCancellation()
-        lifecycle.register(cancellation, id: upload.id)
-        defer { lifecycle.unregister(id: upload.id) }
-        let started = ContinuousClock.now
-        var interruption: Interruption?
-        // A job's progress is in the log at debug level only; unasked, it is not even decoded.
-        let (log, jobID, runner) = (self.log, upload.id, self.runner)
-        let progress: (@Sendable (String) -> Void)? =
-            log.writesDebug ? { @Sendable line in log.write(.debug, line, [("job_id", .string(jobID))]) } : nil
-        let work = JobThread.run(
-            watch: {
-                if interruption == nil, clientGone() {
-                    interruption = .clientGone
-                    cancellation.cancel()
-                }
+    func runInSlot<Outcome: Sendable>(
+        _ upload: MigrationUpload, clientGone: () -> Bool,
+        _ work: @escaping @Sendable (Job, JobCancellation) -> Outcome
+    ) throws(Interruption) -> (Job, Outcome) {
+        try scheduler.run(
+            upload.ticket,
+            checking: { () throws(Interruption) in
+                if lifecycle.isDraining { throw .shuttingDown }
+                if clientGone() { throw .clientGone }
             },
-            { [self] () -> JobWork<JobResult> in
-                let job: Job
-                switch Result(catching: { () throws(HTTPError) in try makeJob(upload) }) {
-                case .success(let made): job = made
-                case .failure(let error): return .invalid(error)
+            { () throws(Interruption) in
+                let cancellation = JobCancellation()
+                lifecycle.register(cancellation, id: upload.id)
+                defer { lifecycle.unregister(id: upload.id) }
+                var interruption: Interruption?
+                let done = JobThread.run(
+                    watch: {
+                        if interruption == nil, clientGone() {
+                            interruption = .clientGone
+                            cancellation.cancel()
+                        }
+                    },
+                    { [self] () -> JobWork<Outcome> in
+                        let job: Job
+                        switch Result(catching: { () throws(HTTPError) in try makeJob(upload) }) {
+                        case .success(let made): job = made
+                        case .failure(let error): return .invalid(error)
+                        }
+                        if cancellation.isCancelled { return .cancelled }
+                        return .ran(job, work(job, cancellation))
+                    })
+                if interruption == nil, cancellation.isCancelled { interruption = .shuttingDown }
+                switch done {
+                case .invalid(let error) where interruption == nil: throw .invalid(error)
+                case .ran(let job, let outcome) where interruption == nil: return (job, outcome)
+                default: throw interruption ?? .shuttingDown
                 }
-                if cancellation.isCancelled { return .cancelled }
-                return .ran(job, runner.run(job, cancellation: cancellation, progress: progress))
             })
-        let seconds = (ContinuousClock.now - started) / .seconds(1)
-        if interruption == nil, cancellation.isCancelled { interruption = .shuttingDown }
-        switch work {
-        case .invalid(let error) where interruption == nil:
-            throw .invalid(error)
-        case .ran(let job, let result) where interruption == nil:
-            metrics.recordJob(outcome: result.report.outcome.rawValue, seconds: seconds)
-            return (job, result)
-        default:
-            metrics.recordJob(outcome: Metrics.cancelledOutcome, seconds: seconds)
-            throw interruption ?? .shuttingDown
-        }
     }
 }
 
-/// What a job's thread did: decoded the plan and ran the job (a migration's run, or a
+/// What a job's thread did: decoded the plan and did the work (a migration's run, or a
 /// capacity search), found the plan or options invalid, or was cancelled between the two.
-enum JobWork<Outcome: Sendable>: Sendable {
+private enum JobWork<Outcome: Sendable>: Sendable {
     case ran(Job, Outcome)
     case invalid(HTTPError)
     case cancelled
@@ -312,4 +322,15 @@ enum Interruption: Error {
     case shuttingDown
     /// The plan or the options, decoded on the job's thread, are not valid: 400.
     case invalid(HTTPError)
+}
+
+extension Interruption {
+    /// What the client gets.
+    var answer: Answer {
+        switch self {
+        case .clientGone: .clientGone
+        case .shuttingDown: .response(.error(.shuttingDown))
+        case .invalid(let error): .response(.error(error))
+        }
+    }
 }
