@@ -161,6 +161,27 @@ struct SpaceTests {
         return max(0, peak - growth - initial)
     }
 
+    // MARK: - samples
+
+    /// `space.samples`: the files' sizes, by class, taken from the stats file while the
+    /// launches ran; time goes forward, no instant exceeds the peak, and the file the
+    /// rebuild's batches commit through (the journal, or the WAL) shows in them.
+    @Test("the report samples the files' sizes while the launches run", arguments: modes)
+    func samplesFollowTheRun(mode: String) throws {
+        let run = try SpaceRehearsal(step: Self.spaceHungrySteps[0], rows: 100_000, mode: mode)
+        let report = try run.report()
+        #expect(report.outcome == .completed, "\(report.stderr)")
+        let rows = report.space.samples
+        #expect(rows.count >= 2 && rows.count <= 500, "\(rows.count) samples")
+        #expect(rows.allSatisfy { $0.count == 6 })
+        #expect(zip(rows, rows.dropFirst()).allSatisfy { $0[0] <= $1[0] })
+        let peak = try #require(report.space.peakBytes)
+        #expect(rows.allSatisfy { $0.dropFirst().reduce(0, +) <= peak })
+        let commitFile = mode == "wal" ? 3 : 2  // [t_ms, main, journal, wal, shm, temp]
+        #expect(rows.contains { $0[commitFile] > 0 }, "\(rows.prefix(20))")
+        #expect(rows.contains { $0[1] > 0 })
+    }
+
     /// disk_full: the step rolled back, the database consistent at version 1, no row lost.
     static func expectDiskFullRolledBack(_ report: RunReport, rows: Int, sourceLocation: SourceLocation = #_sourceLocation) {
         #expect(report.outcome == .diskFull, "\(String(describing: report.failure))", sourceLocation: sourceLocation)

@@ -152,7 +152,9 @@ struct JobRun {
         }
         // 4. Launches.
         let launching = ContinuousClock.now
+        let sampler = SpaceSampler(statsPath: job.directory.spaceStats, started: launching)
         let migrated = launchUntilSettled()
+        space.samples = sampler.stop()
         phases.launchesMs = milliseconds(ContinuousClock.now - launching)
         if let migrated { return migrated }
         // 5. Verification of the target.

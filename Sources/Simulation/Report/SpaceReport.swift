@@ -12,13 +12,16 @@ public struct SpaceReport: Sendable, Codable, Equatable {
     public var minFreeBytes: Int64?
     /// Peak of each file class: main, journal, wal, shm, temp.
     public var byClass: [String: Int64]?
+    /// The files' sizes while the launches ran: at most 500 rows `[t_ms, main, journal,
+    /// wal, shm, temp]`, `t_ms` from the first launch's start; empty when nothing ran.
+    public var samples: [[Int64]] = []
 
     public init() {}
 
     enum CodingKeys: String, CodingKey {
         case initialBytes = "initial_bytes", peakBytes = "peak_bytes", peakGrowthBytes = "peak_growth_bytes"
         case finalBytes = "final_bytes", freeBytes = "free_bytes", minFreeBytes = "min_free_bytes"
-        case byClass = "by_class"
+        case byClass = "by_class", samples
     }
 
     public func encode(to encoder: Encoder) throws {
@@ -30,5 +33,6 @@ public struct SpaceReport: Sendable, Codable, Equatable {
         try container.encode(freeBytes, forKey: .freeBytes)
         try container.encode(minFreeBytes, forKey: .minFreeBytes)
         try container.encode(byClass, forKey: .byClass)
+        try container.encode(samples, forKey: .samples)
     }
 }

@@ -32,6 +32,8 @@ public struct SpaceStats: Sendable, Equatable {
     /// Sizes, peaks and traffic of the database's files, by class.
     public struct Counters: Sendable, Equatable {
         public var totalBytes: Int64
+        /// The current size of each file class.
+        public var bytesByClass: [String: Int64]
         public var peakTotalBytes: Int64
         public var peakBytesByClass: [String: Int64]
         public var bytesWritten: Int64
@@ -112,13 +114,18 @@ public struct SpaceStats: Sendable, Equatable {
 
 extension SpaceStats.Counters {
     init(_ raw: spacevfs_counters) {
+        let sizes = withUnsafeBytes(of: raw.bytes) { Array($0.bindMemory(to: Int64.self)) }
         let peaks = withUnsafeBytes(of: raw.peak_bytes) { Array($0.bindMemory(to: Int64.self)) }
         let written = withUnsafeBytes(of: raw.bytes_written) { Array($0.bindMemory(to: Int64.self)) }
         let syncCounts = withUnsafeBytes(of: raw.syncs) { Array($0.bindMemory(to: Int64.self)) }
-        var byClass: [String: Int64] = [:]
-        for (index, name) in SpaceStats.classNames.enumerated() where index < peaks.count { byClass[name] = peaks[index] }
+        func byClass(_ values: [Int64]) -> [String: Int64] {
+            var named: [String: Int64] = [:]
+            for (index, name) in SpaceStats.classNames.enumerated() where index < values.count { named[name] = values[index] }
+            return named
+        }
         self.init(
-            totalBytes: raw.total_bytes, peakTotalBytes: raw.peak_total_bytes, peakBytesByClass: byClass,
+            totalBytes: raw.total_bytes, bytesByClass: byClass(sizes), peakTotalBytes: raw.peak_total_bytes,
+            peakBytesByClass: byClass(peaks),
             bytesWritten: written.reduce(0, +), syncs: syncCounts.reduce(0, +))
     }
 }
