@@ -227,7 +227,7 @@ public struct Verifier: Sendable {
     /// The platform's settings for the fresh install, without its syncs: the file is
     /// scratch, read once and removed, and `synchronous` changes no schema. A sync per
     /// replayed step was most of what a long plan's replay cost.
-    private var scratchConnection: ConnectionSettings {
+    var scratchConnection: ConnectionSettings {
         var settings = connection
         settings.synchronous = "OFF"
         return settings
