@@ -1,8 +1,8 @@
 import Foundation
 @_spi(Benchmarks) import MigrationCore
 
-/// `preflight-bench run [--rows 200000] [--runs 5] [--modes delete,wal] [--cases rebuild,chunked,add-column,backfill,verify]
-///  [--dir DIR] [--preflight PATH]`
+/// `preflight-bench run [--rows 200000] [--runs 5] [--warmup 1] [--modes delete,wal]
+///  [--cases rebuild,chunked,add-column,backfill,verify] [--dir DIR] [--preflight PATH]`
 /// `preflight-bench run --scaling [--scaling-rows 10000,100000,1000000,5000000] [--runs 3] [--modes delete]`
 ///
 /// What a rehearsal costs over doing the same SQL by hand, whole processes each time:
@@ -22,8 +22,8 @@ import Foundation
 /// In rollback-journal and WAL mode, both sides with the library's connection defaults
 /// (Preflight's `default` device).
 ///
-/// Protocol: one untimed round of both sides first (the first writes of a run land on
-/// memory the machine has not used yet), then `--runs` rounds, each Preflight then the
+/// Protocol: `--warmup` untimed rounds of both sides first (the first writes of a run land
+/// on memory the machine has not used yet), then `--runs` rounds, each Preflight then the
 /// CLI (ABAB), each after `sync` and with the base file read into the page cache the
 /// same way (`PageCache.warm`), so that neither pays for the other's dirty pages or
 /// finds the file colder. Prints per case the median ratio with its min-max, the
@@ -39,6 +39,7 @@ func runRunBenchmark(arguments: [String]) throws {
     let options = BenchmarkOptions(arguments: arguments)
     let scaling = arguments.contains("--scaling")
     let runs = max(1, options.integer("--runs") ?? (scaling ? 3 : 5))
+    let warmup = max(0, options.integer("--warmup") ?? 1)
     let executable = try options.string("--preflight") ?? siblingExecutable("preflight")
     let modes = (options.string("--modes") ?? (scaling ? "delete" : "delete,wal")).split(separator: ",").map(String.init)
     for mode in modes where !["delete", "wal"].contains(mode) {
@@ -60,7 +61,7 @@ func runRunBenchmark(arguments: [String]) throws {
     let root = (options.string("--dir") ?? NSTemporaryDirectory()) + "/preflight-run-bench-\(getpid())"
     try FileManager.default.createDirectory(atPath: root, withIntermediateDirectories: true)
     defer { try? FileManager.default.removeItem(atPath: root) }
-    print("load when started: \(loadAverage()); \(runs) timed rounds after one untimed, ABAB, each side after sync with the base file read into the page cache")
+    print("load when started: \(loadAverage()); \(runs) timed rounds after \(warmup) untimed, ABAB, each side after sync with the base file read into the page cache")
     var table: [String] = []
     for mode in modes {
         for rows in sizes {
@@ -70,7 +71,8 @@ func runRunBenchmark(arguments: [String]) throws {
             let megabytes = (try FileManager.default.attributesOfItem(atPath: base)[.size] as? Int ?? 0) / 1_000_000
             print("\ndatabase: \(rows) rows, \(megabytes) MB; journal_mode=\(mode); median of \(runs) runs")
             for change in changes {
-                let result = try RunBench.compare(change, base: base, rows: rows, root: root, runs: runs, preflight: executable)
+                let result = try RunBench.compare(
+                    change, base: base, rows: rows, root: root, runs: runs, warmup: warmup, preflight: executable)
                 table.append("| \(mode) | \(change.rawValue) | \(rows) | \(megabytes) MB | "
                     + String(format: "%.2f s | %.2f s | %.2fx (%.2f-%.2fx) | %+.2f s |", result.preflight, result.byHand,
                         result.ratio, result.minRatio, result.maxRatio, result.preflight - result.byHand))
@@ -143,18 +145,20 @@ private enum RunBench {
         var maxRatio: Double
     }
 
-    static func compare(_ change: Change, base: String, rows: Int, root: String, runs: Int, preflight: String) throws -> Result {
+    static func compare(
+        _ change: Change, base: String, rows: Int, root: String, runs: Int, warmup: Int, preflight: String
+    ) throws -> Result {
         let plan = root + "/plan.json"
         try planDocument(change).write(to: URL(fileURLWithPath: plan))
         let script = byHandScript(change, rows: rows)
         var rehearsals: [PreflightRun] = []
         var baselines: [Double] = []
-        for round in 0...runs {
+        for round in 0..<(warmup + runs) {
             try prepare(base)
             let rehearsal = try rehearse(base, plan: plan, verify: change.verify, preflight: preflight)
             try prepare(base)
             let baseline = try byHand(script, base: base, copy: root + "/by-hand.db")
-            guard round > 0 else { continue }
+            guard round >= warmup else { continue }
             rehearsals.append(rehearsal)
             baselines.append(baseline)
         }
