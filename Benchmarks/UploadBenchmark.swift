@@ -137,7 +137,7 @@ private func upload(_ database: String, to receiver: Receiver, server: BenchServ
 // MARK: - Pieces
 
 /// What the upload benchmark sends the same file to.
-private enum Receiver: CaseIterable {
+private enum Receiver {
     case sink, fileSink, preflight
 }
 
