@@ -1,117 +1,276 @@
 import Foundation
-import MigrationCore
+@_spi(Benchmarks) import MigrationCore
 
-/// `preflight-bench run [--rows 1000000] [--runs 5] [--modes delete,wal] [--preflight PATH]`
+/// `preflight-bench run [--rows 200000] [--runs 5] [--warmup 1] [--modes delete,wal]
+///  [--cases rebuild,chunked,add-column,backfill,verify] [--dir DIR] [--preflight PATH]`
+/// `preflight-bench run --scaling [--scaling-rows 10000,100000,1000000,5000000] [--runs 3] [--modes delete]`
 ///
 /// What a rehearsal costs over doing the same SQL by hand, whole processes each time:
-/// `preflight run --verify off` (a fresh process: its own copy of the upload, the hash,
-/// the inspecting worker, the launch) against `cp` of the file and the `sqlite3` CLI
-/// running the same SQL in one transaction on that fresh copy. Two changes, each as one
-/// `sql` step: SQLite's 12-step rebuild (the title made required, a category added), and
-/// an `ADD COLUMN` with a `CREATE INDEX` on it. In rollback-journal and WAL mode, both
-/// sides with the library's connection defaults (Preflight's `default` device).
+/// `preflight run` (a fresh process: its own copy of the file, the hash, the inspecting
+/// worker, the launch, the verifying worker, the report) against `cp` of the file and the
+/// `sqlite3` CLI doing the same work on that fresh copy. Cases (`--verify off` unless said):
+/// - `rebuild`: SQLite's 12-step rebuild (the title made required, a category added) as
+///   one `sql` step, against the CLI running it in one transaction;
+/// - `chunked`: the same change as a `rebuild` step at `batch_rows` 2,000, against its
+///   floor: the CLI copying in committed batches of 2,000 rows, then one `DROP`;
+/// - `add-column`: `ADD COLUMN` and `CREATE INDEX` on it, one `sql` step, against the
+///   CLI in one transaction;
+/// - `backfill`: a `backfill` step rewriting the titles of the first 100,000 rows at
+///   `batch_rows` 10,000, against the CLI committing the same key ranges;
+/// - `verify`: `--verify full` of a file with nothing to migrate, against the CLI's
+///   `PRAGMA integrity_check` and its `count(*)` of the table.
+/// In rollback-journal and WAL mode, both sides with the library's connection defaults
+/// (Preflight's `default` device).
 ///
-/// Prints per change and mode the median ratio preflight / (cp + sqlite3) with its
-/// min-max over the runs (each run measures both sides, one after the other, so drift of
-/// the machine hits them alike), and the report's `timings.phases` of the median run.
+/// Protocol: `--warmup` untimed rounds of both sides first (the first writes of a run land
+/// on memory the machine has not used yet), then `--runs` rounds, each Preflight then the
+/// CLI (ABAB), each after `sync` and with the base file read into the page cache the
+/// same way (`PageCache.warm`), so that neither pays for the other's dirty pages or
+/// finds the file colder. Prints per case the median ratio with its min-max, the
+/// medians of both sides, and where the median run's time went: the report's
+/// `timings.phases`, the launch's start (`launches[].start_ms`), the estimate (the same
+/// `SpaceEstimator`, timed on its own in this process on a fresh copy), the steps (their
+/// `elapsed_ms` less the estimate), and what the process spent outside the runner.
+///
+/// `--scaling`: the `rebuild` and `chunked` cases at each of `--scaling-rows`, one line
+/// per size: the ratio and Preflight's overhead over the CLI in seconds, which must stay
+/// flat or shrink as a share of the time as the file grows.
 func runRunBenchmark(arguments: [String]) throws {
     let options = BenchmarkOptions(arguments: arguments)
-    let rows = options.integer("--rows") ?? 1_000_000
-    let runs = max(1, options.integer("--runs") ?? 5)
+    let scaling = arguments.contains("--scaling")
+    let runs = max(1, options.integer("--runs") ?? (scaling ? 3 : 5))
+    let warmup = max(0, options.integer("--warmup") ?? 1)
     let executable = try options.string("--preflight") ?? siblingExecutable("preflight")
-    let modes = (options.string("--modes") ?? "delete,wal").split(separator: ",").map(String.init)
+    let modes = (options.string("--modes") ?? (scaling ? "delete" : "delete,wal")).split(separator: ",").map(String.init)
     for mode in modes where !["delete", "wal"].contains(mode) {
         throw BenchError("unknown mode \(mode); use delete or wal")
     }
-    let root = NSTemporaryDirectory() + "/preflight-run-bench-\(getpid())"
+    let caseNames = options.string("--cases") ?? (scaling ? "rebuild,chunked" : RunBench.Change.allCases.map(\.rawValue).joined(separator: ","))
+    let changes = try caseNames.split(separator: ",").map { name in
+        guard let change = RunBench.Change(rawValue: String(name)) else {
+            throw BenchError("unknown case \(name); use \(RunBench.Change.allCases.map(\.rawValue).joined(separator: ", "))")
+        }
+        return change
+    }
+    let sizes = scaling
+        ? try (options.string("--scaling-rows") ?? "10000,100000,1000000,5000000").split(separator: ",").map { text in
+            guard let rows = Int(text), rows > 0 else { throw BenchError("--scaling-rows: \(text) is not a row count") }
+            return rows
+        }
+        : [options.integer("--rows") ?? 200_000]
+    let root = (options.string("--dir") ?? NSTemporaryDirectory()) + "/preflight-run-bench-\(getpid())"
     try FileManager.default.createDirectory(atPath: root, withIntermediateDirectories: true)
     defer { try? FileManager.default.removeItem(atPath: root) }
+    print("load when started: \(loadAverage()); \(runs) timed rounds after \(warmup) untimed, ABAB, each side after sync with the base file read into the page cache")
+    var table: [String] = []
     for mode in modes {
-        let base = root + "/base.db"
-        DatabaseFiles(base).remove()
-        try BenchmarkNotes.makeDatabase(base, rows: rows, journalMode: mode)
-        let megabytes = (try FileManager.default.attributesOfItem(atPath: base)[.size] as? Int ?? 0) / 1_000_000
-        print("\ndatabase: \(rows) rows, \(megabytes) MB; journal_mode=\(mode); median of \(runs) runs")
-        for change in RunBench.Change.allCases {
-            try RunBench.compare(change, base: base, root: root, runs: runs, preflight: executable)
+        for rows in sizes {
+            let base = root + "/base.db"
+            DatabaseFiles(base).remove()
+            try BenchmarkNotes.makeDatabase(base, rows: rows, journalMode: mode)
+            let megabytes = (try FileManager.default.attributesOfItem(atPath: base)[.size] as? Int ?? 0) / 1_000_000
+            print("\ndatabase: \(rows) rows, \(megabytes) MB; journal_mode=\(mode); median of \(runs) runs")
+            for change in changes {
+                let result = try RunBench.compare(
+                    change, base: base, rows: rows, root: root, runs: runs, warmup: warmup, preflight: executable)
+                table.append("| \(mode) | \(change.rawValue) | \(rows) | \(megabytes) MB | "
+                    + String(format: "%.2f s | %.2f s | %.2fx (%.2f-%.2fx) | %+.2f s |", result.preflight, result.byHand,
+                        result.ratio, result.minRatio, result.maxRatio, result.preflight - result.byHand))
+            }
         }
+    }
+    print("\nload when done: \(loadAverage())")
+    print("\n| mode | case | rows | file | preflight run | by hand | ratio (min-max) | overhead |")
+    print("|---|---|---|---|---|---|---|---|")
+    table.forEach { print($0) }
+}
+
+/// `/proc/loadavg`'s three averages: how busy the machine was while the figures were taken.
+func loadAverage() -> String {
+    let text = (try? String(contentsOfFile: "/proc/loadavg", encoding: .utf8)) ?? ""
+    return text.split(separator: " ").prefix(3).joined(separator: " ")
+}
+
+/// How the benchmarks prepare a file before each timed side: every page read once, so
+/// that both sides start with the file in the page cache (and the machine's dirty pages
+/// written back first, by the caller's `sync`).
+enum PageCache {
+    static func warm(_ path: String) throws {
+        let file = open(path, O_RDONLY | O_CLOEXEC)
+        guard file >= 0 else { throw BenchError("cannot open \(path) to read it into the page cache") }
+        defer { close(file) }
+        var buffer = [UInt8](repeating: 0, count: 1 << 20)
+        while buffer.withUnsafeMutableBytes({ read(file, $0.baseAddress, $0.count) }) > 0 {}
     }
 }
 
 private enum RunBench {
-    enum Change: CaseIterable {
-        case rebuild, addColumnAndIndex
+    enum Change: String, CaseIterable {
+        case rebuild, chunked, addColumn = "add-column", backfill, verify
 
         var label: String {
             switch self {
-            case .rebuild: return "12-step rebuild, one sql step"
-            case .addColumnAndIndex: return "ADD COLUMN + CREATE INDEX"
+            case .rebuild: return "12-step rebuild, one sql step, vs the CLI in one transaction"
+            case .chunked: return "chunked rebuild, batch_rows 2000, vs the CLI in committed batches of 2000 then one DROP"
+            case .addColumn: return "ADD COLUMN + CREATE INDEX vs the CLI in one transaction"
+            case .backfill: return "backfill of \(backfillRows) rows, batch_rows \(backfillBatch), vs the CLI committing the same ranges"
+            case .verify: return "verify full, nothing to migrate, vs the CLI's integrity_check + count(*)"
             }
         }
 
-        var statements: [String] {
-            switch self {
-            case .rebuild: return BenchmarkNotes.rebuildStatements
-            case .addColumnAndIndex:
-                return [
-                    "ALTER TABLE notes ADD COLUMN category TEXT NOT NULL DEFAULT 'none'",
-                    "CREATE INDEX idx_notes_category ON notes(category)",
-                ]
-            }
-        }
+        var verify: String { self == .verify ? "full" : "off" }
     }
+
+    static let chunkRows = 2_000
+    static let backfillRows = 100_000
+    static let backfillBatch = 10_000
+    static let backfillSet = "title = upper(title)"
 
     struct PreflightRun {
         var seconds: Double
         var outcome: String
         var phases: [String: Any]
-        /// The runner's own `timings.total_ms`: the rest of the process's time is its start,
-        /// the copy of the file into the job directory, and writing the report.
+        /// The runner's own `timings.total_ms`: the rest of the process's time is its start
+        /// and writing the report out.
         var totalMs: Int
+        var startMs: Int
+        var stepsMs: Int
     }
 
-    static func compare(_ change: Change, base: String, root: String, runs: Int, preflight: String) throws {
+    struct Result {
+        var preflight: Double
+        var byHand: Double
+        var ratio: Double
+        var minRatio: Double
+        var maxRatio: Double
+    }
+
+    static func compare(
+        _ change: Change, base: String, rows: Int, root: String, runs: Int, warmup: Int, preflight: String
+    ) throws -> Result {
         let plan = root + "/plan.json"
         try planDocument(change).write(to: URL(fileURLWithPath: plan))
+        let script = byHandScript(change, rows: rows)
         var rehearsals: [PreflightRun] = []
         var baselines: [Double] = []
-        for _ in 1...runs {
-            sync()
-            rehearsals.append(try rehearse(base, plan: plan, preflight: preflight))
-            sync()
-            baselines.append(try byHand(change, base: base, copy: root + "/by-hand.db"))
+        for round in 0..<(warmup + runs) {
+            try prepare(base)
+            let rehearsal = try rehearse(base, plan: plan, verify: change.verify, preflight: preflight)
+            try prepare(base)
+            let baseline = try byHand(script, base: base, copy: root + "/by-hand.db")
+            guard round >= warmup else { continue }
+            rehearsals.append(rehearsal)
+            baselines.append(baseline)
         }
+        let estimateMs = try timeEstimate(change, base: base, copy: root + "/estimate.db")
         let ratios = zip(rehearsals, baselines).map { $0.seconds / $1 }.sorted()
         let middle = rehearsals.sorted { $0.seconds < $1.seconds }[runs / 2]
+        let sortedBaselines = baselines.sorted()
         let outcomes = Set(rehearsals.map(\.outcome)).sorted().joined(separator: ", ")
-        print("  \(change.label): preflight run \(format(middle.seconds)) s, cp + sqlite3 \(format(baselines.sorted()[runs / 2])) s; "
+        let times = rehearsals.map(\.seconds).sorted()
+        print("  \(change.label):")
+        print("    preflight run \(format(middle.seconds)) s (\(format(times[0]))-\(format(times[runs - 1]))), "
+            + "cp + sqlite3 \(format(sortedBaselines[runs / 2])) s (\(format(sortedBaselines[0]))-\(format(sortedBaselines[runs - 1]))); "
             + "ratio \(String(format: "%.2fx", ratios[runs / 2])) (\(String(format: "%.2f-%.2fx", ratios[0], ratios[runs - 1]))); "
             + "outcome \(outcomes)")
-        let names = ["hash_ms", "copy_ms", "count_ms", "launches_ms", "verify_ms", "report_ms"]
-        let phases = names.map { "\($0.dropLast(3)) \(middle.phases[$0].map { "\($0)" } ?? "-")" }
-        print("    phases of the median run (ms): \(phases.joined(separator: ", ")); total_ms \(middle.totalMs)")
+        func phase(_ name: String) -> Int { middle.phases[name] as? Int ?? 0 }
+        let launchRest = phase("launches_ms") - middle.startMs - middle.stepsMs
+        let outside = Int(middle.seconds * 1000) - middle.totalMs
+        let parts = [
+            "hash \(phase("hash_ms"))", "copy \(phase("copy_ms"))", "counts \(phase("count_ms"))",
+            "worker start \(middle.startMs)", "estimate ~\(estimateMs)", "step \(max(0, middle.stepsMs - estimateMs))",
+            "launch close \(launchRest)", "verification \(phase("verify_ms"))", "report \(phase("report_ms"))",
+            "process start and output \(outside)",
+        ]
+        print("    where the median run's \(Int(middle.seconds * 1000)) ms went (ms): \(parts.joined(separator: ", "))")
+        if change == .verify {
+            let check = try timeCheck(base, copy: root + "/check.db")
+            print("    the verify phase alone against the CLI's check alone (no cp): \(phase("verify_ms")) ms vs \(check) ms")
+        }
+        return Result(
+            preflight: middle.seconds, byHand: sortedBaselines[runs / 2], ratio: ratios[runs / 2], minRatio: ratios[0],
+            maxRatio: ratios[runs - 1])
     }
+
+    /// Before each timed side: the machine's dirty pages written back, the base file in the page cache.
+    static func prepare(_ base: String) throws {
+        sync()
+        try PageCache.warm(base)
+    }
+
+    static var schemaStatements: [String] {
+        BenchmarkNotes.schema.split(separator: ";").map { $0.trimmingCharacters(in: .whitespacesAndNewlines) }
+            .filter { !$0.isEmpty }
+    }
+
+    /// The step that makes `change` as version 2 (nil: nothing to migrate).
+    static func step(_ change: Change) -> [String: Any]? {
+        switch change {
+        case .rebuild: return ["version": 2, "name": "change", "sql": BenchmarkNotes.rebuildStatements]
+        case .chunked:
+            return ["version": 2, "name": "change", "rebuild": [
+                "table": "notes", "columns": BenchmarkNotes.newColumns, "select": BenchmarkNotes.select, "batch_rows": chunkRows,
+            ]]
+        case .addColumn: return ["version": 2, "name": "change", "sql": addColumnStatements]
+        case .backfill:
+            return ["version": 2, "name": "change", "backfill": [
+                "table": "notes", "set": backfillSet, "where": "id <= \(backfillRows)", "batch_rows": backfillBatch,
+            ]]
+        case .verify: return nil
+        }
+    }
+
+    static let addColumnStatements = [
+        "ALTER TABLE notes ADD COLUMN category TEXT NOT NULL DEFAULT 'none'",
+        "CREATE INDEX idx_notes_category ON notes(category)",
+    ]
 
     /// A plan that creates the benchmark's table (version 1, where the file stands) and
     /// makes `change` as version 2.
     static func planDocument(_ change: Change) throws -> Data {
-        let schema = BenchmarkNotes.schema.split(separator: ";").map { $0.trimmingCharacters(in: .whitespacesAndNewlines) }
-            .filter { !$0.isEmpty }
-        let document: [String: Any] = [
-            "name": "bench",
-            "steps": [
-                ["version": 1, "name": "create", "sql": schema],
-                ["version": 2, "name": "change", "sql": change.statements],
-            ],
-        ]
-        return try JSONSerialization.data(withJSONObject: document)
+        let steps: [[String: Any]] = [["version": 1, "name": "create", "sql": schemaStatements]] + [step(change)].compactMap { $0 }
+        return try JSONSerialization.data(withJSONObject: ["name": "bench", "steps": steps])
     }
 
-    /// `preflight run --verify off` on the file, as a process of its own.
-    static func rehearse(_ base: String, plan: String, preflight: String) throws -> PreflightRun {
+    /// What the CLI runs on its copy for `change`.
+    static func byHandScript(_ change: Change, rows: Int) -> String {
+        switch change {
+        case .rebuild, .addColumn:
+            let statements = change == .rebuild ? BenchmarkNotes.rebuildStatements : addColumnStatements
+            return "BEGIN;\n" + statements.map { $0 + ";" }.joined(separator: "\n") + "\nPRAGMA user_version = 2;\nCOMMIT;"
+        case .chunked:
+            let batches = stride(from: 0, to: rows, by: chunkRows).map { start in
+                "BEGIN IMMEDIATE; INSERT INTO new_notes SELECT \(BenchmarkNotes.select) FROM notes "
+                    + "WHERE id > \(start) AND id <= \(start + chunkRows); COMMIT;"
+            }
+            return """
+                CREATE TABLE new_notes(\(BenchmarkNotes.newColumns));
+                \(batches.joined(separator: "\n"))
+                BEGIN;
+                DROP TABLE notes;
+                ALTER TABLE new_notes RENAME TO notes;
+                CREATE INDEX idx_notes_updated ON notes(updated_at);
+                PRAGMA user_version = 2;
+                COMMIT;
+                """
+        case .backfill:
+            let last = min(rows, backfillRows)
+            let batches = stride(from: 0, to: last, by: backfillBatch).map { start in
+                let end = min(last, start + backfillBatch)
+                let bump = end == last ? " PRAGMA user_version = 2;" : ""
+                return "BEGIN IMMEDIATE; UPDATE notes SET \(backfillSet) WHERE id > \(start) AND id <= \(end);\(bump) COMMIT;"
+            }
+            return batches.joined(separator: "\n")
+        case .verify:
+            return "PRAGMA integrity_check;\nSELECT count(*) FROM notes;"
+        }
+    }
+
+    /// `preflight run --verify MODE` on the file, as a process of its own.
+    static func rehearse(_ base: String, plan: String, verify: String, preflight: String) throws -> PreflightRun {
         let process = Process()
         process.executableURL = URL(fileURLWithPath: preflight)
-        process.arguments = ["run", "--db", base, "--plan", plan, "--verify", "off"]
+        process.arguments = ["run", "--db", base, "--plan", plan, "--verify", verify]
         let output = Pipe()
         process.standardOutput = output
         process.standardError = FileHandle.nullDevice
@@ -127,18 +286,20 @@ private enum RunBench {
         else {
             throw BenchError("preflight run exited \(process.terminationStatus) without a report with timings.phases")
         }
-        return PreflightRun(seconds: seconds, outcome: outcome, phases: phases, totalMs: totalMs)
+        guard outcome == "completed" else {
+            throw BenchError("preflight run ended \(outcome): \(String(describing: object["failure"]))")
+        }
+        let launches = object["launches"] as? [[String: Any]] ?? []
+        let steps = object["steps"] as? [[String: Any]] ?? []
+        return PreflightRun(
+            seconds: seconds, outcome: outcome, phases: phases, totalMs: totalMs,
+            startMs: launches.compactMap { $0["start_ms"] as? Int }.reduce(0, +),
+            stepsMs: steps.compactMap { $0["elapsed_ms"] as? Int }.reduce(0, +))
     }
 
-    /// `cp` of the file, then the `sqlite3` CLI making the same change in one transaction.
-    static func byHand(_ change: Change, base: String, copy: String) throws -> Double {
+    /// `cp` of the file, then the `sqlite3` CLI running `script` on the copy.
+    static func byHand(_ script: String, base: String, copy: String) throws -> Double {
         DatabaseFiles(copy).remove()
-        let script = """
-            BEGIN;
-            \(change.statements.map { $0 + ";" }.joined(separator: "\n"))
-            PRAGMA user_version = 2;
-            COMMIT;
-            """
         let start = Date()
         let cp = Process()
         cp.executableURL = URL(fileURLWithPath: "/bin/cp")
@@ -148,6 +309,35 @@ private enum RunBench {
         guard cp.terminationStatus == 0 else { throw BenchError("cp exited \(cp.terminationStatus)") }
         try runSQLiteShell(copy, script: script)
         return Date().timeIntervalSince(start)
+    }
+
+    /// Milliseconds the space estimate of the case's step takes on a fresh copy (median
+    /// of three): the same code the worker runs before the step, here without the space VFS.
+    static func timeEstimate(_ change: Change, base: String, copy: String) throws -> Int {
+        guard let document = step(change) else { return 0 }
+        let planData = try JSONSerialization.data(withJSONObject: ["name": "bench", "steps": [
+            ["version": 1, "name": "create", "sql": schemaStatements], document,
+        ]])
+        let plan = try PlanDecoder.decode(Array(planData))
+        guard let step = plan.steps.last else { return 0 }
+        try BenchmarkNotes.freshCopy(of: base, at: copy)
+        let connection = try Connection(path: copy)
+        var samples: [Int] = []
+        for _ in 0..<3 {
+            let start = ContinuousClock.now
+            _ = SpaceEstimator(connection: connection).estimate(step)
+            samples.append(milliseconds(ContinuousClock.now - start))
+        }
+        return samples.sorted()[1]
+    }
+
+    /// Milliseconds of the CLI's integrity_check and count on a copy, without the cp.
+    static func timeCheck(_ base: String, copy: String) throws -> Int {
+        try BenchmarkNotes.freshCopy(of: base, at: copy)
+        try PageCache.warm(copy)
+        let start = ContinuousClock.now
+        try runSQLiteShell(copy, script: byHandScript(.verify, rows: 0))
+        return milliseconds(ContinuousClock.now - start)
     }
 
     static func format(_ seconds: Double) -> String { String(format: "%.2f", seconds) }

@@ -8,6 +8,8 @@ func runSQLiteShell(_ path: String, script: String) throws {
     process.arguments = [path]
     let input = Pipe()
     process.standardInput = input
+    // What a query prints (the integrity_check's "ok") is not the benchmark's output.
+    process.standardOutput = FileHandle.nullDevice
     try process.run()
     input.fileHandleForWriting.write(Data(script.utf8))
     try input.fileHandleForWriting.close()

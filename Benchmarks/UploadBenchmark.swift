@@ -1,114 +1,148 @@
 import CMicroHTTPD
 import Foundation
 
-/// `preflight-bench upload [--size-mb 500] [--rounds 5] [--seconds 5] [--connections 8] [--preflight PATH]`
+/// `preflight-bench upload [--size-mb 500] [--rounds 5] [--warmup 2] [--migration-mb 100] [--seconds 60]
+///  [--connections 8] [--preflight PATH]`
 ///
 /// Prints, from one run, side by side:
 /// 1. upload throughput of a database (a plan with no pending steps) to
-///    `POST /v1/migrations`, as a ratio to the same curl upload into a plain socket sink
-///    on loopback, and next to a sink that writes the body to a file as it arrives; all
-///    measured on the receiving side, from the end of the headers to the last byte of
-///    the body (the server's `timings.upload_ms`);
+///    `POST /v1/migrations`, as a ratio to the same curl upload into a loopback sink that
+///    writes the body to a file as it arrives (what any server that keeps the upload must
+///    do at least); next to it, a sink that drops the bytes. All measured on the receiving
+///    side, from the end of the headers to the last byte of the body (the server's
+///    `timings.upload_ms`);
 /// 2. the server's peak resident memory during it (VmHWM), next to its idle size;
-/// 3. `/healthz` requests per second and p50/p99 latency from keep-alive load
-///    generators while two migrations run.
+/// 3. `/healthz` requests per second and p50/p99 latency from keep-alive load generators
+///    while two migrations of a `--migration-mb` database run (from their uploads until
+///    both reports are back).
+///
+/// Protocol: `--warmup` untimed rounds, then `--rounds` timed ones, the writing sink and
+/// the server alternating (A B A B ...); before every upload `sync` (no upload pays for
+/// another's dirty pages) and the whole file read once (`PageCache.warm`), so that curl
+/// reads it from the page cache alike for both.
 func runUploadBenchmark(arguments: [String]) throws {
     let options = BenchmarkOptions(arguments: arguments)
     let sizeMB = options.integer("--size-mb") ?? 500
-    let seconds = options.integer("--seconds") ?? 5
+    let migrationMB = options.integer("--migration-mb") ?? 100
+    let seconds = options.integer("--seconds") ?? 60
     let connections = options.integer("--connections") ?? 8
     let rounds = max(1, options.integer("--rounds") ?? 5)
+    let warmup = max(0, options.integer("--warmup") ?? 2)
     let executable = try options.string("--preflight") ?? siblingExecutable("preflight")
     let root = NSTemporaryDirectory() + "/preflight-upload-bench-\(getpid())"
     try FileManager.default.createDirectory(atPath: root + "/plans", withIntermediateDirectories: true)
     try FileManager.default.createDirectory(atPath: root + "/devices", withIntermediateDirectories: true)
     defer { try? FileManager.default.removeItem(atPath: root) }
 
-    // A plan whose only step the database already has, and one that keeps a worker busy.
+    // A plan whose only step the database already has, and one that rewrites every row.
     try #"{"name": "done", "steps": [{"version": 1, "name": "blobs", "sql": "CREATE TABLE blobs(id INTEGER PRIMARY KEY, b BLOB)"}]}"#
         .write(toFile: root + "/plans/done.json", atomically: true, encoding: .utf8)
     try #"""
-    {"name": "busy", "steps": [
+    {"name": "rewrite", "steps": [
       {"version": 1, "name": "blobs", "sql": "CREATE TABLE blobs(id INTEGER PRIMARY KEY, b BLOB)"},
-      {"version": 2, "name": "busy work", "sql": "CREATE TABLE busy AS WITH RECURSIVE c(x) AS (SELECT 1 UNION ALL SELECT x + 1 FROM c WHERE x < 15000000) SELECT sum(x) AS s FROM c"}]}
-    """#.write(toFile: root + "/plans/busy.json", atomically: true, encoding: .utf8)
+      {"version": 2, "name": "rewrite", "sql": ["CREATE TABLE blobs_new(id INTEGER PRIMARY KEY, b BLOB, size INTEGER)", "INSERT INTO blobs_new SELECT id, b, length(b) FROM blobs", "DROP TABLE blobs", "ALTER TABLE blobs_new RENAME TO blobs"]}]}
+    """#.write(toFile: root + "/plans/rewrite.json", atomically: true, encoding: .utf8)
     let database = root + "/big.db"
-    let small = root + "/small.db"
-    print("making a \(sizeMB) MB database ...")
-    try runSQLiteShell(database, script: """
-        PRAGMA page_size = 4096;
-        CREATE TABLE blobs(id INTEGER PRIMARY KEY, b BLOB);
-        WITH RECURSIVE c(x) AS (SELECT 1 UNION ALL SELECT x + 1 FROM c WHERE x < \(sizeMB * 10))
-        INSERT INTO blobs(b) SELECT randomblob(100000) FROM c;
-        PRAGMA user_version = 1;
-        """)
-    try runSQLiteShell(small, script: "CREATE TABLE blobs(id INTEGER PRIMARY KEY, b BLOB); PRAGMA user_version = 1;")
+    let migrated = root + "/migrated.db"
+    print("load when started: \(loadAverage()); making a \(sizeMB) MB and a \(migrationMB) MB database ...")
+    for (path, megabytes) in [(database, sizeMB), (migrated, migrationMB)] {
+        try runSQLiteShell(path, script: """
+            PRAGMA page_size = 4096;
+            CREATE TABLE blobs(id INTEGER PRIMARY KEY, b BLOB);
+            WITH RECURSIVE c(x) AS (SELECT 1 UNION ALL SELECT x + 1 FROM c WHERE x < \(megabytes * 10))
+            INSERT INTO blobs(b) SELECT randomblob(100000) FROM c;
+            PRAGMA user_version = 1;
+            """)
+    }
     let bytes = (try FileManager.default.attributesOfItem(atPath: database)[.size] as? Int) ?? 0
 
-    // Side by side, alternating, each after `sync` so that none pays for another's dirty
-    // pages: the plain sink (accept, read the body, drop it, answer 200), the same sink
-    // writing the body to a file as it arrives (what any server that keeps the upload
-    // must do at least), and the server (the same upload, then its job: a copy, a hash,
-    // no verification). One round first, untimed: the first writes of a run land on
-    // memory the machine has not used yet, which costs the writers and not the sink.
     let server = try BenchServer(executable: executable, root: root)
     defer { server.stop() }
     let idleKB = server.residentKB("VmRSS")
     var times: [Receiver: [Double]] = [:]
-    for round in 0...rounds {
-        // Each round in another order: whichever upload follows the server's job also
-        // follows the removal of its files.
-        for index in Receiver.allCases.indices {
-            let receiver = Receiver.allCases[(index + round) % Receiver.allCases.count]
-            let seconds: Double
-            switch receiver {
-            case .sink: seconds = try sinkUpload(database, keepingAt: nil)
-            case .fileSink: seconds = try sinkUpload(database, keepingAt: root + "/sink.db")
-            case .preflight: seconds = try serverUpload(database, to: server)
-            }
-            if round > 0 { times[receiver, default: []].append(seconds) }
+    for round in 0..<(warmup + rounds) {
+        for receiver in [Receiver.fileSink, .preflight] {
+            try prepareUpload(database)
+            let seconds = try upload(database, to: receiver, server: server, root: root)
+            if round >= warmup { times[receiver, default: []].append(seconds) }
         }
     }
-    let sinkTimes = times[.sink] ?? []
-    let fileSinkTimes = times[.fileSink] ?? []
-    let serverTimes = times[.preflight] ?? []
+    // The sink that drops the bytes: for reference, after the pairs, prepared alike.
+    for round in 0..<(warmup + rounds) {
+        try prepareUpload(database)
+        let seconds = try upload(database, to: .sink, server: server, root: root)
+        if round >= warmup { times[.sink, default: []].append(seconds) }
+    }
     let peakKB = server.residentKB("VmHWM")
     let mb = Double(bytes) / 1_048_576
-    func median(_ times: [Double]) -> Double { times.sorted()[times.count / 2] }
-    func runs(_ times: [Double]) -> String { times.map { String(format: "%.3f", $0) }.joined(separator: " ") }
-    print(String(format: "upload: %.0f MiB, median of %d rounds after one untimed: plain sink %.0f MiB/s, sink writing a file %.0f MiB/s, preflight %.0f MiB/s",
-        mb, rounds, mb / median(sinkTimes), mb / median(fileSinkTimes), mb / median(serverTimes)))
-    print("  runs (s): plain sink [\(runs(sinkTimes))], sink writing a file [\(runs(fileSinkTimes))], preflight [\(runs(serverTimes))]")
-    print(String(format: "upload throughput ratio, preflight / plain sink: %.2f median, %.2f best  [target >= 0.8]",
-        median(sinkTimes) / median(serverTimes), (sinkTimes.min() ?? 0) / (serverTimes.min() ?? 1)))
-    print(String(format: "  the same ratio of the sink writing a file: %.2f median (the price of keeping the bytes); preflight / sink writing a file: %.2f median",
-        median(sinkTimes) / median(fileSinkTimes), median(fileSinkTimes) / median(serverTimes)))
+    let fileSink = Spread(times[.fileSink] ?? []), preflight = Spread(times[.preflight] ?? []), sink = Spread(times[.sink] ?? [])
+    let ratios = Spread(zip(times[.fileSink] ?? [], times[.preflight] ?? []).map { $0 / $1 })
+    print(String(format: "upload: %.0f MiB, %d timed rounds after %d untimed, A (sink writing a file) and B (preflight) alternating, each after sync with the file read into the page cache",
+        mb, rounds, warmup))
+    print(String(format: "  sink writing a file %.0f MiB/s (%.0f-%.0f), preflight %.0f MiB/s (%.0f-%.0f); sink dropping the bytes %.0f MiB/s (%.0f-%.0f)",
+        mb / fileSink.median, mb / fileSink.max, mb / fileSink.min, mb / preflight.median, mb / preflight.max, mb / preflight.min,
+        mb / sink.median, mb / sink.max, mb / sink.min))
+    print(String(format: "upload throughput ratio, preflight / sink writing a file: %.2fx median (%.2f-%.2fx over the pairs)  [target >= 0.9]",
+        ratios.median, ratios.min, ratios.max))
     print("server resident memory: idle \(idleKB / 1024) MiB, peak \(peakKB / 1024) MiB (growth \((peakKB - idleKB) / 1024) MiB) [target growth <= 64 MiB]")
 
-    // /healthz under load while two migrations run.
+    // /healthz under load while two migrations run, from their uploads to their reports.
+    try prepareUpload(migrated)
+    let load = HealthLoad(port: server.port, connections: connections, seconds: Double(seconds))
+    load.start()
     let jobs = try (0..<2).map { _ in
-        try launch("/usr/bin/curl", ["-s", "-o", "/dev/null", "--data-binary", "@" + small, "\(server.base)/v1/migrations?plan=busy"])
+        try launch("/usr/bin/curl", ["-s", "-o", "/dev/null", "--data-binary", "@" + migrated, "\(server.base)/v1/migrations?plan=rewrite"])
     }
-    let deadline = Date(timeIntervalSinceNow: 10)
-    while server.runningJobs() < 2, Date() < deadline { Thread.sleep(forTimeInterval: 0.05) }
-    let running = server.runningJobs()
-    let load = try HealthLoad(port: server.port, connections: connections, seconds: Double(seconds)).run()
-    let stillRunning = server.runningJobs()
-    print(String(format: "/healthz with %d migrations running (%d at the end): %.0f requests/s over %d connections, p50 %.2f ms, p99 %.2f ms, max %.2f ms, %d errors",
-        running, stillRunning, load.rps, connections, load.p50, load.p99, load.max, load.errors))
+    let deadline = Date(timeIntervalSinceNow: 30)
+    var running = 0
+    while running < 2, Date() < deadline, jobs.contains(where: \.isRunning) {
+        running = max(running, server.runningJobs())
+        Thread.sleep(forTimeInterval: 0.05)
+    }
+    let started = Date()
     for job in jobs { job.waitUntilExit() }
+    let migrating = Date().timeIntervalSince(started)
+    let result = load.stop()
+    print(String(format: "/healthz while two %d MB migrations ran (%d at once; %.1f s until both reports were back): %.0f requests/s over %d connections, p50 %.2f ms, p99 %.2f ms, max %.2f ms, %d errors  [target p99 < 20 ms]",
+        migrationMB, running, migrating, result.rps, connections, result.p50, result.p99, result.max, result.errors))
+    print("load when done: \(loadAverage())")
+}
+
+/// The median and range of some timings.
+private struct Spread {
+    var median = 0.0, min = 0.0, max = 0.0
+
+    init(_ values: [Double]) {
+        let sorted = values.sorted()
+        guard let first = sorted.first, let last = sorted.last else { return }
+        (median, min, max) = (sorted[sorted.count / 2], first, last)
+    }
+}
+
+/// Before every upload, for every receiver alike: the machine's dirty pages written back,
+/// then the file read whole, so that curl reads it from the page cache.
+private func prepareUpload(_ database: String) throws {
+    sync()
+    try PageCache.warm(database)
+}
+
+private func upload(_ database: String, to receiver: Receiver, server: BenchServer, root: String) throws -> Double {
+    switch receiver {
+    case .sink: return try sinkUpload(database, keepingAt: nil)
+    case .fileSink: return try sinkUpload(database, keepingAt: root + "/sink.db")
+    case .preflight: return try serverUpload(database, to: server)
+    }
 }
 
 // MARK: - Pieces
 
 /// What the upload benchmark sends the same file to.
-private enum Receiver: CaseIterable {
+private enum Receiver {
     case sink, fileSink, preflight
 }
 
 /// Seconds one curl upload of `database` takes to reach a fresh `SocketSink`.
 private func sinkUpload(_ database: String, keepingAt path: String?) throws -> Double {
-    sync()
     let sink = try SocketSink(keepingAt: path)
     let upload = try launch(
         "/usr/bin/curl", ["-s", "-o", "/dev/null", "--data-binary", "@" + database, "http://127.0.0.1:\(sink.port)/"])
@@ -118,7 +152,6 @@ private func sinkUpload(_ database: String, keepingAt path: String?) throws -> D
 
 /// Seconds one curl upload of `database` takes to reach the server (its `upload_ms`).
 private func serverUpload(_ database: String, to server: BenchServer) throws -> Double {
-    sync()
     let report = try runCurl(["-s", "--data-binary", "@" + database, "\(server.base)/v1/migrations?plan=done&verify=off"])
     guard let object = try JSONSerialization.jsonObject(with: Data(report.utf8)) as? [String: Any],
         let timings = object["timings"] as? [String: Any], let uploadMs = timings["upload_ms"] as? Int
@@ -329,16 +362,25 @@ private final class HealthLoad: @unchecked Sendable {
         self.seconds = seconds
     }
 
-    func run() throws -> Result {
-        let group = DispatchGroup()
-        let started = Date()
+    private let group = DispatchGroup()
+    private var started = Date()
+    private var stopped = false
+
+    /// Starts the load on `connections` threads, each until `stop()` or `seconds` have passed.
+    func start() {
+        started = Date()
         for _ in 0..<connections {
             group.enter()
             Thread.detachNewThread {
                 self.loop()
-                group.leave()
+                self.group.leave()
             }
         }
+    }
+
+    /// Ends the load and answers what it measured.
+    func stop() -> Result {
+        lock.withLock { stopped = true }
         group.wait()
         let elapsed = Date().timeIntervalSince(started)
         let sorted = latencies.sorted()
@@ -357,7 +399,7 @@ private final class HealthLoad: @unchecked Sendable {
         let request = Array("GET /healthz HTTP/1.1\r\nHost: bench\r\n\r\n".utf8)
         var buffer = [UInt8](repeating: 0, count: 4096)
         var connection = openConnection()
-        while Date() < deadline {
+        while Date() < deadline, !lock.withLock({ stopped }) {
             if connection < 0 {
                 failures += 1
                 connection = openConnection()

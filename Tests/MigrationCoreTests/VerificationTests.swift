@@ -298,4 +298,17 @@ import TestSupport
         }
         #expect(try TableCounts.count(connection) == expected)
     }
+
+    /// The fresh install is scratch, read once and removed: it is built with the platform's
+    /// settings (`legacy_alter_table` changes what a RENAME leaves in the schema), but
+    /// without the device's syncs, which were most of a long plan's replay.
+    @Test func theFreshInstallKeepsThePlatformsSettingsButNotItsSyncs() throws {
+        let device = ConnectionSettings(journalMode: "WAL", synchronous: "FULL", legacyAlterTable: true)
+        let verifier = Verifier(
+            plan: try plan([Self.step1]), target: 1, mode: .off, freshInstallPath: "/unused/fresh-install.db", connection: device)
+        let pragmas = verifier.scratchConnection.pragmas(freshFile: true)
+        #expect(pragmas.contains("PRAGMA synchronous = OFF"))
+        #expect(!pragmas.contains("PRAGMA synchronous = FULL"))
+        #expect(pragmas.contains("PRAGMA journal_mode = WAL") && pragmas.contains("PRAGMA legacy_alter_table = ON"))
+    }
 }

@@ -127,9 +127,10 @@ public enum RunCommand {
             throw UsageError(error.description)
         }
         let job = Job(directory: directory, plan: plan, options: options, device: device, maxJobSeconds: maxJobSeconds)
-        try FileManager.default.copyItem(atPath: rehearsal.database, toPath: directory.input.path)
+        // Inside the kernel, as the runner copies it on to the work copy.
+        try copyFile(rehearsal.database, to: directory.input.path)
         if let wal = rehearsal.wal {
-            try FileManager.default.copyItem(atPath: wal, toPath: directory.input.wal)
+            try copyFile(wal, to: directory.input.wal)
         }
         if let signal = stopSignals.received { return stopped(by: signal) }
         let result = JobRunner(workerExecutable: workerExecutable).run(job, cancellation: cancellation) { line in
