@@ -96,6 +96,10 @@ enum CapacityRendering {
             if let broke {
                 let brokeStep = broke.brokenStep.map { "v\($0) " } ?? ""
                 line += ", then \(brokeStep)\(verb(broke.outcome))"
+            } else if let stopped = answer.stoppedBy {
+                line += stopped == .maxSeconds
+                    ? ", the largest size tried before the max seconds ran out"
+                    : ", the max rows asked for"
             }
         }
         return line
@@ -123,6 +127,8 @@ enum CapacityRendering {
     /// A fitted cost as people read it: four significant digits, no exponent.
     static func number(_ value: Double) -> String {
         let magnitude = abs(value)
+        // Below what six decimals show (a metadata step's fit is noise around zero): no "-0.000000".
+        if magnitude < 0.000_000_5 { return "0" }
         let decimals = magnitude >= 100 ? 0 : magnitude >= 1 ? 2 : magnitude >= 0.01 ? 4 : 6
         return String(format: "%.\(decimals)f", value)
     }
