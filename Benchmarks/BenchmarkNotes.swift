@@ -22,6 +22,25 @@ enum BenchmarkNotes {
         "CREATE INDEX idx_notes_updated ON notes(updated_at)",
     ]
 
+    /// The floor of any rebuild that commits every `batchRows` rows: the copy in committed
+    /// batches, then the drop, rename and index in one transaction, as SQL for the CLI.
+    static func batchedRebuildScript(rows: Int, batchRows: Int) -> String {
+        let batches = stride(from: 0, to: rows, by: batchRows).map { start in
+            "BEGIN IMMEDIATE; INSERT INTO new_notes SELECT \(select) FROM notes "
+                + "WHERE id > \(start) AND id <= \(start + batchRows); COMMIT;"
+        }
+        return """
+            CREATE TABLE new_notes(\(newColumns));
+            \(batches.joined(separator: "\n"))
+            BEGIN;
+            DROP TABLE notes;
+            ALTER TABLE new_notes RENAME TO notes;
+            CREATE INDEX idx_notes_updated ON notes(updated_at);
+            PRAGMA user_version = 2;
+            COMMIT;
+            """
+    }
+
     static func makeDatabase(_ path: String, rows: Int, journalMode: String) throws {
         let db = try Connection(path: path, create: true)
         try db.execute("PRAGMA journal_mode = \(journalMode)")

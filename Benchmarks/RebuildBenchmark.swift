@@ -130,21 +130,10 @@ private enum RebuildBench {
     /// The least a rebuild committing every `batchRows` rows does: the copy in committed
     /// batches of key ranges, then the old table dropped in one transaction.
     static func committedCopyThenDrop(_ path: String, rows: Int, batchRows: Int, mode: Mode) throws -> Measurement {
-        let batches = stride(from: 0, to: rows, by: batchRows).map { start in
-            "BEGIN IMMEDIATE; INSERT INTO new_notes SELECT \(BenchmarkNotes.select) FROM notes "
-                + "WHERE id > \(start) AND id <= \(start + batchRows); COMMIT;"
-        }
         let script = """
             \(mode.synchronous.map { "PRAGMA synchronous = \($0);" } ?? "")
             PRAGMA foreign_keys = OFF;
-            CREATE TABLE new_notes(\(BenchmarkNotes.newColumns));
-            \(batches.joined(separator: "\n"))
-            BEGIN;
-            DROP TABLE notes;
-            ALTER TABLE new_notes RENAME TO notes;
-            CREATE INDEX idx_notes_updated ON notes(updated_at);
-            PRAGMA user_version = 2;
-            COMMIT;
+            \(BenchmarkNotes.batchedRebuildScript(rows: rows, batchRows: batchRows))
             """
         let start = Date()
         try runSQLiteShell(path, script: script)

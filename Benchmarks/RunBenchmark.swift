@@ -239,20 +239,7 @@ private enum RunBench {
             let statements = change == .rebuild ? BenchmarkNotes.rebuildStatements : addColumnStatements
             return "BEGIN;\n" + statements.map { $0 + ";" }.joined(separator: "\n") + "\nPRAGMA user_version = 2;\nCOMMIT;"
         case .chunked:
-            let batches = stride(from: 0, to: rows, by: chunkRows).map { start in
-                "BEGIN IMMEDIATE; INSERT INTO new_notes SELECT \(BenchmarkNotes.select) FROM notes "
-                    + "WHERE id > \(start) AND id <= \(start + chunkRows); COMMIT;"
-            }
-            return """
-                CREATE TABLE new_notes(\(BenchmarkNotes.newColumns));
-                \(batches.joined(separator: "\n"))
-                BEGIN;
-                DROP TABLE notes;
-                ALTER TABLE new_notes RENAME TO notes;
-                CREATE INDEX idx_notes_updated ON notes(updated_at);
-                PRAGMA user_version = 2;
-                COMMIT;
-                """
+            return BenchmarkNotes.batchedRebuildScript(rows: rows, batchRows: chunkRows)
         case .backfill:
             let last = min(rows, backfillRows)
             let batches = stride(from: 0, to: last, by: backfillBatch).map { start in
