@@ -354,7 +354,7 @@ final class Events: Sendable {
         #expect(xml.contains("name=\"outcome\""))
         let completed = ReportRendering.junit(sampleReport(outcome: .completed, failedStep: false))
         #expect(!completed.contains("<failure"))
-        #expect(ReportRendering.xml("a<b & \"c\"\u{1}") == "a&lt;b &amp; &quot;c&quot;")
+        #expect(MarkupText.escape("a<b & \"c\"\u{1}") == "a&lt;b &amp; &quot;c&quot;")
     }
 
     private func sampleReport(outcome: Outcome, failedStep: Bool = true) -> Report {

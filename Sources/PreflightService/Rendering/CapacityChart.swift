@@ -67,7 +67,7 @@ enum CapacityChart {
                 + "\(CountText.grouped(Int(xAxis.high)))</text>")
         parts.append(
             "<text x=\"\(c(left + plotWidth / 2))\" y=\"\(c(height - 2))\" text-anchor=\"middle\">rows of "
-                + "\(HTMLText.escape(answer.table))\(xAxis.isLog ? " (log scale)" : "")</text>")
+                + "\(MarkupText.escape(answer.table))\(xAxis.isLog ? " (log scale)" : "")</text>")
         parts.append(
             "<text x=\"\(c(left - 6))\" y=\"\(c(top + 10))\" text-anchor=\"end\">"
                 + "\(ReportRendering.duration(ms: Int(yAxis.high)))</text>")

@@ -6,7 +6,7 @@ import Simulation
 /// the sizes tried and the fitted costs.
 enum CapacityPage {
     static func html(_ answer: CapacityAnswer, plan: Plan, options: RunOptions) -> String {
-        let e = HTMLText.escape
+        let e = MarkupText.escape
         let tone = answer.limit.map { ReportPage.tone($0.outcomeBeyond) } ?? "good"
         var body: [String] = []
         body.append("<h1>Preflight capacity: \(e(answer.plan)) from v\(answer.fromVersion)</h1>")

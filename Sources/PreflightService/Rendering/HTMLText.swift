@@ -1,27 +1,7 @@
 import Foundation
 
-/// Text and numbers as they go into the pages: everything that comes from a plan, a
-/// database or a request passes through `escape` before it is written into HTML or SVG.
+/// Numbers and layout as they go into the pages (text goes through `MarkupText.escape`).
 enum HTMLText {
-    /// Escapes text for an HTML element or a quoted attribute; drops control characters
-    /// HTML cannot show.
-    static func escape(_ text: String) -> String {
-        var result = ""
-        for scalar in text.unicodeScalars {
-            switch scalar {
-            case "&": result += "&amp;"
-            case "<": result += "&lt;"
-            case ">": result += "&gt;"
-            case "\"": result += "&quot;"
-            case "'": result += "&#39;"
-            case "\n", "\t": result.unicodeScalars.append(scalar)
-            case let control where control.value < 0x20 || control.value == 0x7F: continue
-            default: result.unicodeScalars.append(scalar)
-            }
-        }
-        return result
-    }
-
     /// A coordinate in an SVG: one decimal is finer than any screen shows.
     static func coordinate(_ value: Double) -> String { String(format: "%.1f", value) }
 
@@ -37,7 +17,7 @@ enum HTMLText {
         <head>
         <meta charset="utf-8">
         <meta name="viewport" content="width=device-width, initial-scale=1">
-        <title>\(escape(title))</title>
+        <title>\(MarkupText.escape(title))</title>
         <style>
         *{box-sizing:border-box}
         body{margin:0 auto;max-width:1100px;padding:12px;font:15px/1.45 system-ui,-apple-system,"Segoe UI",sans-serif;color:#1d232a;background:#fff;overflow-wrap:anywhere}

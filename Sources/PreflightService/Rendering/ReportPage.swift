@@ -7,7 +7,7 @@ import Simulation
 /// Inline CSS and SVG only, no scripts, nothing fetched.
 enum ReportPage {
     static func html(_ report: Report) -> String {
-        let e = HTMLText.escape
+        let e = MarkupText.escape
         var body: [String] = []
         body.append("<h1>Preflight: \(e(report.plan.name)) to v\(report.plan.targetVersion)</h1>")
         body.append(
@@ -119,7 +119,7 @@ enum ReportPage {
 
     static func stepsTable(_ report: Report) -> String {
         guard !report.steps.isEmpty else { return "<p class=\"meta\">No step ran.</p>" }
-        let e = HTMLText.escape
+        let e = MarkupText.escape
         var rows: [String] = []
         rows.append(
             "<div class=\"scroll\"><table id=\"steps\"><thead><tr><th>version</th><th>name</th><th>kind</th><th>status</th>"

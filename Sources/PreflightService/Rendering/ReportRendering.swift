@@ -128,15 +128,15 @@ public enum ReportRendering {
                 break
             case .skipped:
                 skipped += 1
-                body = "<skipped message=\"\(xml(StepFailureText.message(for: step, in: report, plan: plan)))\"/>"
+                body = "<skipped message=\"\(MarkupText.escape(StepFailureText.message(for: step, in: report, plan: plan)))\"/>"
             case .failed, .refused, .interrupted:
                 failures += 1
                 let message = StepFailureText.message(for: step, in: report, plan: plan)
-                body = "<failure type=\"\(xml(step.status.rawValue))\" message=\"\(xml(message))\">"
-                    + "\(xml("step \(step.status.rawValue)\(step.launch.map { " in launch \($0)" } ?? ""): \(message)\noutcome \(report.outcome.rawValue): \(report.failure?.message ?? report.outcome.meaning)"))</failure>"
+                body = "<failure type=\"\(MarkupText.escape(step.status.rawValue))\" message=\"\(MarkupText.escape(message))\">"
+                    + "\(MarkupText.escape("step \(step.status.rawValue)\(step.launch.map { " in launch \($0)" } ?? ""): \(message)\noutcome \(report.outcome.rawValue): \(report.failure?.message ?? report.outcome.meaning)"))</failure>"
             }
             cases.append(
-                "    <testcase classname=\"\(xml(suiteName))\" name=\"\(xml(name))\" time=\"\(time)\""
+                "    <testcase classname=\"\(MarkupText.escape(suiteName))\" name=\"\(MarkupText.escape(name))\" time=\"\(time)\""
                     + (body.isEmpty ? "/>" : ">\(body)</testcase>"))
         }
         var outcomeBody = ""
@@ -144,11 +144,11 @@ public enum ReportRendering {
             failures += 1
             let message = report.failure?.message ?? report.outcome.meaning
             let detail = report.failure.map { "\n\($0.message)" } ?? ""
-            outcomeBody = "<failure type=\"\(xml(report.outcome.rawValue))\" message=\"\(xml(message))\">"
-                + "\(xml("\(report.outcome.rawValue): \(report.outcome.meaning)\(detail)"))</failure>"
+            outcomeBody = "<failure type=\"\(MarkupText.escape(report.outcome.rawValue))\" message=\"\(MarkupText.escape(message))\">"
+                + "\(MarkupText.escape("\(report.outcome.rawValue): \(report.outcome.meaning)\(detail)"))</failure>"
         }
         cases.append(
-            "    <testcase classname=\"\(xml(suiteName))\" name=\"outcome\" time=\"\(seconds(ms: report.timings.totalMs))\""
+            "    <testcase classname=\"\(MarkupText.escape(suiteName))\" name=\"outcome\" time=\"\(seconds(ms: report.timings.totalMs))\""
                 + (outcomeBody.isEmpty ? "/>" : ">\(outcomeBody)</testcase>"))
         // One case per sweep asked for: a point that did not survive fails it.
         for (name, sweep) in [("kill sweep", report.killSweep), ("disk-full sweep", report.diskFullSweep)] {
@@ -157,18 +157,18 @@ public enum ReportRendering {
             if !sweep.failures.isEmpty {
                 failures += 1
                 let line = sweepLine(sweep, points: "points")
-                body = "<failure type=\"sweep\" message=\"\(xml(line))\">"
-                    + "\(xml(sweep.failures.map { "point \($0.point): \($0.message)" }.joined(separator: "\n")))</failure>"
+                body = "<failure type=\"sweep\" message=\"\(MarkupText.escape(line))\">"
+                    + "\(MarkupText.escape(sweep.failures.map { "point \($0.point): \($0.message)" }.joined(separator: "\n")))</failure>"
             }
             cases.append(
-                "    <testcase classname=\"\(xml(suiteName))\" name=\"\(name)\" time=\"0.000\""
+                "    <testcase classname=\"\(MarkupText.escape(suiteName))\" name=\"\(name)\" time=\"0.000\""
                     + (body.isEmpty ? "/>" : ">\(body)</testcase>"))
         }
         let tests = cases.count
         let total = seconds(ms: report.timings.totalMs)
         var document = "<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n"
         document += "<testsuites name=\"preflight\" tests=\"\(tests)\" failures=\"\(failures)\" errors=\"0\" time=\"\(total)\">\n"
-        document += "  <testsuite name=\"\(xml(suiteName))\" id=\"\(xml(report.jobID))\" tests=\"\(tests)\" "
+        document += "  <testsuite name=\"\(MarkupText.escape(suiteName))\" id=\"\(MarkupText.escape(report.jobID))\" tests=\"\(tests)\" "
             + "failures=\"\(failures)\" errors=\"0\" skipped=\"\(skipped)\" time=\"\(total)\">\n"
         document += "    <properties>\n"
         let properties: [(String, String)] = [
@@ -177,7 +177,7 @@ public enum ReportRendering {
             ("device", report.options.device),
         ]
         for (name, value) in properties {
-            document += "      <property name=\"\(xml(name))\" value=\"\(xml(value))\"/>\n"
+            document += "      <property name=\"\(MarkupText.escape(name))\" value=\"\(MarkupText.escape(value))\"/>\n"
         }
         document += "    </properties>\n"
         document += cases.joined(separator: "\n") + "\n"
@@ -195,24 +195,5 @@ public enum ReportRendering {
 
     private static func leftPad(_ text: String, _ width: Int) -> String {
         String(repeating: " ", count: max(0, width - text.count)) + text
-    }
-
-    /// Escapes text for an XML attribute or element; drops characters XML 1.0 cannot hold.
-    static func xml(_ text: String) -> String {
-        var result = ""
-        for scalar in text.unicodeScalars {
-            switch scalar {
-            case "&": result += "&amp;"
-            case "<": result += "&lt;"
-            case ">": result += "&gt;"
-            case "\"": result += "&quot;"
-            case "'": result += "&apos;"
-            case "\n": result += "&#10;"
-            case "\t", "\r": result.unicodeScalars.append(scalar)
-            case let control where control.value < 0x20 || (0xFFFE...0xFFFF).contains(control.value): continue
-            default: result.unicodeScalars.append(scalar)
-            }
-        }
-        return result
     }
 }

@@ -47,7 +47,7 @@ enum TimelineChart {
                     "<rect class=\"step-segment\" data-version=\"\(step.version)\" "
                         + "x=\"\(HTMLText.coordinate(x(cursor)))\" y=\"\(HTMLText.coordinate(y + 4))\" "
                         + "width=\"\(HTMLText.coordinate(max(1, x(segmentEnd) - x(cursor))))\" height=\"20\" fill=\"\(color)\" "
-                        + "stroke=\"#fff\" stroke-width=\"1\"><title>v\(step.version) \(HTMLText.escape(step.name)): "
+                        + "stroke=\"#fff\" stroke-width=\"1\"><title>v\(step.version) \(MarkupText.escape(step.name)): "
                         + "\(step.status.rawValue)\(step.elapsedMs.map { ", \($0) ms" } ?? "")</title></rect>")
                 cursor = segmentEnd
             }

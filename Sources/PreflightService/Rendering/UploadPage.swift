@@ -7,7 +7,7 @@ enum UploadPage {
     static let action = "/v1/migrations?format=html"
 
     static func html(plans: [String], devices: [(name: String, description: String)]) -> String {
-        let e = HTMLText.escape
+        let e = MarkupText.escape
         var planOptions = plans.enumerated().map { index, name in
             "<option value=\"\(e(name))\"\(index == 0 ? " selected" : "")>\(e(name))</option>"
         }
