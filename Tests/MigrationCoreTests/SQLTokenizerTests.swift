@@ -1,5 +1,6 @@
 import CSQLite
 import Testing
+import TestSupport
 
 @testable import MigrationCore
 
@@ -149,7 +150,7 @@ import Testing
     }
 
     @Test func tokensTileAnyText() {
-        var random = SplitMix(seed: 7)
+        var random = SplitMix64(seed: 7)
         let pieces = ["'", "\"", "`", "[", "]", "-", "/", "*", ";", "x", "e", "1", ".", "$", ":", "@", "?", "#", "(", ")",
             " ", "\n", "\u{0B}", "\u{0}", "é", "\u{FEFF}", "END", "CREATE", "TRIGGER", "!", "=", "<", ">", "|", "0x"]
         for _ in 0..<500 {
@@ -250,7 +251,7 @@ import Testing
 
     /// A script of `count` statements built from pieces that put `;` where a naive split
     /// goes wrong: strings, quoted names, comments, trigger bodies with CASE ... END.
-    private func generatedScript(_ random: inout SplitMix, trigger: inout Int) -> String {
+    private func generatedScript(_ random: inout SplitMix64, trigger: inout Int) -> String {
         let plain = [
             "SELECT 1", "SELECT 'a;b'", "SELECT 'it''s; ok'", "SELECT \"a\" FROM t", "SELECT a AS \"x;y\" FROM t",
             "SELECT a AS [x;y] FROM t", "SELECT a AS `x;``y` FROM t", "INSERT INTO t VALUES (1, ';')",
@@ -290,7 +291,7 @@ import Testing
     @Test func splitsAsSQLiteDoesOnGeneratedScripts() throws {
         let connection = try Connection(path: ":memory:")
         try connection.execute("CREATE TABLE t(a, b); CREATE TABLE u(x)")
-        var random = SplitMix(seed: 2024)
+        var random = SplitMix64(seed: 2024)
         var trigger = 0
         for _ in 0..<400 {
             let script = generatedScript(&random, trigger: &trigger)
@@ -345,23 +346,4 @@ import Testing
         #expect(statements.first?.utf8.count == "INSERT INTO t VALUES ('')".utf8.count + literal.utf8.count)
         #expect(statements.last == "SELECT 2")
     }
-}
-
-/// A small seeded generator (SplitMix64), so that the generated cases are the same on
-/// every run.
-struct SplitMix {
-    private var state: UInt64
-
-    init(seed: UInt64) { state = seed }
-
-    mutating func next() -> UInt64 {
-        state &+= 0x9E37_79B9_7F4A_7C15
-        var z = state
-        z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
-        z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
-        return z ^ (z >> 31)
-    }
-
-    /// A number in 0..<bound.
-    mutating func below(_ bound: Int) -> Int { Int(next() % UInt64(bound)) }
 }

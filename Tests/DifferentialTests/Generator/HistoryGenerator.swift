@@ -1,4 +1,5 @@
 import Foundation
+import TestSupport
 
 /// A generated migration history: the case both runs take, and what the generator put in it.
 struct GeneratedHistory: Sendable {

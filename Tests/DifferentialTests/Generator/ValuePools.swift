@@ -1,3 +1,5 @@
+import TestSupport
+
 /// The literals inserted into each domain: the awkward values real databases hold (NULL,
 /// the empty string, unicode, quotes, blobs, the 64-bit extremes, reals near the limits).
 /// Nothing here reads the clock or `random()`: a history is the same on every run.
