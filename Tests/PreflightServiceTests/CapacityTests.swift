@@ -54,7 +54,9 @@ struct CapacityTests {
 
     @Test func boundaryIsConfirmedByDirectRuns() throws {
         let plan = try writePlan(Self.rewritePlan(), "rewrite.json")
-        let watchdog = ["--watchdog-ms", "400", "--launches", "2"]
+        // A watchdog long next to a worker's start, so that on a loaded machine a launch is
+        // still killed inside the rewrite (step 2), not before it began.
+        let watchdog = ["--watchdog-ms", "1200", "--launches", "2"]
         let (answer, json, stderr) = try capacity(["--plan", plan, "--max-seconds", "120"] + watchdog)
         #expect(answer.table == "items")
         #expect(answer.fromVersion == 1)
