@@ -1,7 +1,7 @@
 import Foundation
-@_spi(Benchmarks) import MigrationCore
+import MigrationCore
 
-/// `preflight-bench run [--rows 200000] [--runs 5] [--warmup 1] [--modes delete,wal]
+/// `preflight-bench run [--rows 1000000] [--runs 5] [--warmup 1] [--modes delete,wal]
 ///  [--cases rebuild,chunked,add-column,backfill,verify] [--dir DIR] [--preflight PATH]`
 /// `preflight-bench run --scaling [--scaling-rows 10000,100000,1000000,5000000] [--runs 3] [--modes delete]`
 ///
@@ -28,9 +28,9 @@ import Foundation
 /// same way (`PageCache.warm`), so that neither pays for the other's dirty pages or
 /// finds the file colder. Prints per case the median ratio with its min-max, the
 /// medians of both sides, and where the median run's time went: the report's
-/// `timings.phases`, the launch's start (`launches[].start_ms`), the estimate (the same
-/// `SpaceEstimator`, timed on its own in this process on a fresh copy), the steps (their
-/// `elapsed_ms` less the estimate), and what the process spent outside the runner.
+/// `timings.phases`, the launch's start (`launches[].start_ms`), the steps (their
+/// `elapsed_ms`; with no free-space limit no space estimate runs in them), and what the
+/// process spent outside the runner.
 ///
 /// `--scaling`: the `rebuild` and `chunked` cases at each of `--scaling-rows`, one line
 /// per size: the ratio and Preflight's overhead over the CLI in seconds, which must stay
@@ -57,7 +57,7 @@ func runRunBenchmark(arguments: [String]) throws {
             guard let rows = Int(text), rows > 0 else { throw BenchError("--scaling-rows: \(text) is not a row count") }
             return rows
         }
-        : [options.integer("--rows") ?? 200_000]
+        : [options.integer("--rows") ?? 1_000_000]
     let root = (options.string("--dir") ?? NSTemporaryDirectory()) + "/preflight-run-bench-\(getpid())"
     try FileManager.default.createDirectory(atPath: root, withIntermediateDirectories: true)
     defer { try? FileManager.default.removeItem(atPath: root) }
@@ -162,7 +162,6 @@ private enum RunBench {
             rehearsals.append(rehearsal)
             baselines.append(baseline)
         }
-        let estimateMs = try timeEstimate(change, base: base, copy: root + "/estimate.db")
         let ratios = zip(rehearsals, baselines).map { $0.seconds / $1 }.sorted()
         let middle = rehearsals.sorted { $0.seconds < $1.seconds }[runs / 2]
         let sortedBaselines = baselines.sorted()
@@ -178,7 +177,7 @@ private enum RunBench {
         let outside = Int(middle.seconds * 1000) - middle.totalMs
         let parts = [
             "hash \(phase("hash_ms"))", "copy \(phase("copy_ms"))", "counts \(phase("count_ms"))",
-            "worker start \(middle.startMs)", "estimate ~\(estimateMs)", "step \(max(0, middle.stepsMs - estimateMs))",
+            "worker start \(middle.startMs)", "step \(middle.stepsMs)",
             "launch close \(launchRest)", "verification \(phase("verify_ms"))", "report \(phase("report_ms"))",
             "process start and output \(outside)",
         ]
@@ -296,26 +295,6 @@ private enum RunBench {
         guard cp.terminationStatus == 0 else { throw BenchError("cp exited \(cp.terminationStatus)") }
         try runSQLiteShell(copy, script: script)
         return Date().timeIntervalSince(start)
-    }
-
-    /// Milliseconds the space estimate of the case's step takes on a fresh copy (median
-    /// of three): the same code the worker runs before the step, here without the space VFS.
-    static func timeEstimate(_ change: Change, base: String, copy: String) throws -> Int {
-        guard let document = step(change) else { return 0 }
-        let planData = try JSONSerialization.data(withJSONObject: ["name": "bench", "steps": [
-            ["version": 1, "name": "create", "sql": schemaStatements], document,
-        ]])
-        let plan = try PlanDecoder.decode(Array(planData))
-        guard let step = plan.steps.last else { return 0 }
-        try BenchmarkNotes.freshCopy(of: base, at: copy)
-        let connection = try Connection(path: copy)
-        var samples: [Int] = []
-        for _ in 0..<3 {
-            let start = ContinuousClock.now
-            _ = SpaceEstimator(connection: connection).estimate(step)
-            samples.append(milliseconds(ContinuousClock.now - start))
-        }
-        return samples.sorted()[1]
     }
 
     /// Milliseconds of the CLI's integrity_check and count on a copy, without the cp.

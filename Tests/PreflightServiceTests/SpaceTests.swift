@@ -29,10 +29,10 @@ struct SpaceTests {
         arguments: spaceHungrySteps, modes)
     func stepNeedsExactlyMinFreeBytes(step: String, mode: String) throws {
         let run = try SpaceRehearsal(step: step, rows: 20_000, mode: mode)
-        let unlimited = try run.report()
-        #expect(unlimited.outcome == .completed, "\(unlimited.stderr)")
-        let needed = try #require(unlimited.space.minFreeBytes)
-        try Self.expectEstimateCovers(unlimited)
+        let ample = try run.report(Self.ampleSpace)
+        #expect(ample.outcome == .completed, "\(ample.stderr)")
+        let needed = try #require(ample.space.minFreeBytes)
+        try Self.expectEstimateCovers(ample)
 
         let enough = try run.report(["--free-bytes", "\(needed)", "--space-check", "off"])
         #expect(enough.outcome == .completed, "\(String(describing: enough.failure))")
@@ -45,7 +45,7 @@ struct SpaceTests {
     @Test("an index build of 100,000 text keys sorts in temp files, and the estimate counts them", arguments: modes)
     func indexBuildSpillsItsSortToTempFiles(mode: String) throws {
         let run = try SpaceRehearsal(step: SpaceFixtures.indexBuild, rows: 100_000, mode: mode)
-        let report = try run.report()
+        let report = try run.report(Self.ampleSpace)
         #expect(report.outcome == .completed, "\(report.stderr)")
         let temp = report.space.byClass?["temp"] ?? 0
         // The keys are ~110 bytes: 100,000 of them are ~11 MB, far past the 2 MB cache.
@@ -60,15 +60,15 @@ struct SpaceTests {
     @Test("a 100,000-row rebuild: refused with 10% too little, disk full without the check, done with enough", arguments: modes)
     func rebuildOf100000RowsAgainstTheFreeSpace(mode: String) throws {
         let run = try SpaceRehearsal(step: SpaceFixtures.rebuild, rows: 100_000, mode: mode)
-        let unlimited = try run.report()
-        #expect(unlimited.outcome == .completed, "\(unlimited.stderr)")
-        let needed = try #require(unlimited.space.minFreeBytes)
-        let step = try #require(unlimited.step(2))
-        try Self.expectEstimateCovers(unlimited)
+        let ample = try run.report(Self.ampleSpace)
+        #expect(ample.outcome == .completed, "\(ample.stderr)")
+        let needed = try #require(ample.space.minFreeBytes)
+        let step = try #require(ample.step(2))
+        try Self.expectEstimateCovers(ample)
 
         // The copy needs room for a whole second table: the step's peak holds both.
         let tableBytes = try SpaceFixtures.treeBytes("notes", at: run.database)
-        let initial = try #require(unlimited.space.initialBytes)
+        let initial = try #require(ample.space.initialBytes)
         #expect(try #require(step.peakGrowthBytes) >= tableBytes)
         #expect(try #require(step.peakBytes) >= initial + tableBytes)
 
@@ -76,7 +76,7 @@ struct SpaceTests {
         // sees is what is left when the step begins: in WAL mode opening the file maps
         // the 32 KiB -shm first.)
         let tooLittle = needed * 9 / 10
-        let beforeStep = try Self.growthBeforeStep(unlimited)
+        let beforeStep = try Self.growthBeforeStep(ample)
         let before = FixtureDatabase.sha256(of: run.database)
         let refused = try run.report(["--free-bytes", "\(tooLittle)", "--out", run.directory.file("refused.db")])
         #expect(refused.outcome == .refused, "\(String(describing: refused.failure))")
@@ -127,10 +127,27 @@ struct SpaceTests {
     func estimateCoversTheMeasuredNeed(step index: Int, mode: String) throws {
         let (name, step) = Self.estimatedSteps[index]
         let run = try SpaceRehearsal(step: step, rows: 20_000, mode: mode)
-        let report = try run.report()
+        let report = try run.report(Self.ampleSpace)
         #expect(report.step(2)?.status == .applied, "\(name): \(String(describing: report.failure))")
         try Self.expectEstimateCovers(report, name)
     }
+
+    /// The estimate runs only when it can refuse a step: with no free-space limit it is
+    /// not made (it reads the step's tables whole, inside the launch), and with one far
+    /// above any need it is made and changes nothing else.
+    @Test("no estimate without a free-space limit", arguments: modes)
+    func noEstimateWithoutALimit(mode: String) throws {
+        let run = try SpaceRehearsal(step: SpaceFixtures.rebuild, rows: 2_000, mode: mode)
+        let unlimited = try run.report()
+        #expect(unlimited.outcome == .completed, "\(unlimited.stderr)")
+        #expect(unlimited.step(2)?.estimatedBytes == nil)
+        let limited = try run.report(Self.ampleSpace)
+        #expect(limited.outcome == .completed, "\(limited.stderr)")
+        #expect(try #require(limited.step(2)?.estimatedBytes) > 0)
+    }
+
+    /// A free-space limit no step comes near (1 TiB), so that steps are estimated.
+    static let ampleSpace = ["--free-bytes", "\(Int64(1) << 40)"]
 
     // MARK: - Checks
 

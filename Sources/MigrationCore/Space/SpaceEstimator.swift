@@ -47,11 +47,10 @@
 ///   multiplies rows, a recursive CTE, randomblob);
 /// - a large table is sampled (4,096 rows): sizes that change sharply along the rowids
 ///   between the sampled rows are estimated from the sample.
-@_spi(Benchmarks) public struct SpaceEstimator {
+struct SpaceEstimator {
     let connection: Connection
 
-    // Public to the benchmarks only, which time the estimate on its own.
-    @_spi(Benchmarks) public init(connection: Connection) {
+    init(connection: Connection) {
         self.connection = connection
     }
 
@@ -59,7 +58,7 @@
     /// (the step will fail on its own, with a better message than the estimate could
     /// give), the file cannot be read, or the step is a chunked one that an earlier launch
     /// began. Best effort: it never fails and never changes the step.
-    @_spi(Benchmarks) public func estimate(_ step: Step) -> Int64? {
+    func estimate(_ step: Step) -> Int64? {
         // A chunked step resumed by a later launch was estimated (and let through) by the
         // launch that began it; its scans would only eat into this launch's watchdog budget.
         let files: PagerGeometry

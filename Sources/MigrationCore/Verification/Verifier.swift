@@ -119,7 +119,7 @@ public struct Verifier: Sendable {
 
     // MARK: - Integrity and foreign keys
 
-    static let notChecked = "not checked"
+    public static let notChecked = "not checked"
 
     /// "ok", the first lines `integrity_check` / `quick_check` reports, or "not checked".
     private func checkIntegrity(_ connection: Connection) -> String {

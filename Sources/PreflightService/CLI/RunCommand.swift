@@ -126,12 +126,10 @@ public enum RunCommand {
         } catch {
             throw UsageError(error.description)
         }
-        let job = Job(directory: directory, plan: plan, options: options, device: device, maxJobSeconds: maxJobSeconds)
-        // Inside the kernel, as the runner copies it on to the work copy.
-        try copyFile(rehearsal.database, to: directory.input.path)
-        if let wal = rehearsal.wal {
-            try copyFile(wal, to: directory.input.wal)
-        }
+        // Read where it lies: the runner's work copy is the one copy made of it.
+        let job = Job(
+            directory: directory, input: JobInput(database: rehearsal.database, wal: rehearsal.wal), plan: plan,
+            options: options, device: device, maxJobSeconds: maxJobSeconds)
         if let signal = stopSignals.received { return stopped(by: signal) }
         let result = JobRunner(workerExecutable: workerExecutable).run(job, cancellation: cancellation) { line in
             printError(line)

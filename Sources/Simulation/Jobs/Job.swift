@@ -1,11 +1,13 @@
+import Foundation
 import MigrationCore
 
-/// One rehearsal: an uploaded database in its private directory, a plan and options.
+/// One rehearsal: a device's database, a private directory to rehearse in, a plan and options.
 ///
-/// The directory holds the upload as its `input` (with the WAL when one came with it);
-/// the runner never changes those files and works on copies beside them.
+/// The runner never changes the input's files and works on copies in the directory.
 public struct Job: Sendable {
     public var directory: JobDirectory
+    /// The device's files: an upload in the directory, or where they lie for `preflight run`.
+    public var input: JobInput
     public var plan: Plan
     public var options: RunOptions
     public var device: DeviceProfile
@@ -14,11 +16,13 @@ public struct Job: Sendable {
     /// Wall-clock limit of the whole job, every worker included (`max_job_seconds`); nil for none.
     public var maxJobSeconds: Int?
 
+    /// - Parameter input: the directory's `input.db` (and its `-wal`) when nil, as uploads have it.
     public init(
-        directory: JobDirectory, plan: Plan, options: RunOptions, device: DeviceProfile, uploadMs: Int? = nil,
-        maxJobSeconds: Int? = nil
+        directory: JobDirectory, input: JobInput? = nil, plan: Plan, options: RunOptions, device: DeviceProfile,
+        uploadMs: Int? = nil, maxJobSeconds: Int? = nil
     ) {
         self.directory = directory
+        self.input = input ?? JobInput(database: directory.input.path, wal: directory.input.wal)
         self.plan = plan
         self.options = options
         self.device = device
@@ -27,6 +31,29 @@ public struct Job: Sendable {
     }
 
     public var id: String { directory.id }
+}
+
+/// The database a job rehearses on, and its WAL. Read by the runner alone (its header, its
+/// hash, the copies it makes), never by a worker: outside the job directory, a sandboxed
+/// worker could not, and nothing that opens it with SQLite may ever write to the device's file.
+public struct JobInput: Sendable {
+    public var database: String
+    /// Where its WAL is, when one came with it (a path that does not exist means none did).
+    public var wal: String?
+
+    public init(database: String, wal: String?) {
+        self.database = database
+        self.wal = wal
+    }
+
+    /// The WAL, when there is one.
+    var existingWAL: String? { wal.flatMap { FileManager.default.fileExists(atPath: $0) ? $0 : nil } }
+
+    /// Copies the database and its WAL to the new files `copy`, inside the kernel (`copyFile`).
+    func copy(to copy: DatabaseFiles) throws(FileError) {
+        try copyFile(database, to: copy.path)
+        if let wal = existingWAL { try copyFile(wal, to: copy.wal) }
+    }
 }
 
 /// The result of a job: its report, and the migrated database in the job directory.

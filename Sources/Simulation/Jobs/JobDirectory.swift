@@ -9,6 +9,7 @@ import MigrationCore
 ///     space.stats               the space VFS's counters: mmapped by workers, read by the parent
 ///     job.json                  the worker's instructions
 ///     fresh-install.db          the verifier's fresh install, built and removed again
+///     input-check.db (-wal)     a copy of the upload, made only to look for damage in it
 ///
 /// Every path of a job comes from here, so that the parent and its workers agree.
 public struct JobDirectory: Sendable, Equatable {
@@ -49,6 +50,9 @@ public struct JobDirectory: Sendable, Equatable {
     public var spaceStats: String { file("space.stats") }
     /// What the parent hands its workers (`WorkerInstructions`).
     public var workerInstructions: String { file("job.json") }
+    /// A copy of the upload that a damage check opens (SQLite may write to what it opens,
+    /// and the upload is never changed), made only after a run met damage (`InputDamage`).
+    public var inputCheck: DatabaseFiles { DatabaseFiles(file("input-check.db")) }
     /// Where the verifier builds its fresh install for the schema comparison.
     public var freshInstall: String { file("fresh-install.db") }
 

@@ -27,8 +27,10 @@ public final class JobRunner: Sendable {
                 executable: workerExecutable, job: job, cancellation: cancellation,
                 jobDeadline: job.maxJobSeconds.map { ContinuousClock.now + .seconds($0) }),
             progress: progress)
-        let outcome = run.execute()
-        return JobResult(report: run.report(outcome), migratedDatabasePath: run.hasWorkCopy ? job.directory.work.path : nil)
+        let outcome = run.blamingDamagedInput(run.execute())
+        return JobResult(
+            report: run.report(outcome),
+            migratedDatabasePath: run.hasWorkCopy && outcome != .invalidDatabase ? job.directory.work.path : nil)
     }
 }
 
@@ -57,7 +59,7 @@ struct JobRun {
         self.launcher = launcher
         self.progress = progress
         input = InputSummary(
-            bytes: fileSize(job.directory.input.path) ?? 0, sha256: "", userVersion: nil, applicationID: nil, journalMode: nil,
+            bytes: fileSize(job.input.database) ?? 0, sha256: "", userVersion: nil, applicationID: nil, journalMode: nil,
             pageSize: nil, sqliteHeaderValid: false, tables: nil)
     }
 
@@ -67,13 +69,13 @@ struct JobRun {
         warnings = CompatibilityWarnings.check(
             plan: job.plan, target: target, device: job.device, sqliteCheck: job.options.sqliteCheck)
         // 1. The header, from the bytes alone.
-        let header = DatabaseHeader.read(path: job.directory.input.path)
+        let header = DatabaseHeader.read(path: job.input.database)
         switch header {
         case .invalid(let reason):
             // Best effort: the bytes are already known not to be a database (perhaps not
             // readable at all); the hash only identifies the upload.
             let hashing = ContinuousClock.now
-            input.sha256 = (try? sha256OfFile(job.directory.input.path)) ?? ""
+            input.sha256 = (try? sha256OfFile(job.input.database)) ?? ""
             phases.hashMs = milliseconds(ContinuousClock.now - hashing)
             return stop(.invalidDatabase, Failure(kind: Failure.Kind.invalidDatabase, message: reason))
         case .empty:
@@ -85,13 +87,13 @@ struct JobRun {
             input.applicationID = fields.applicationID
             input.pageSize = fields.pageSize
             input.journalMode = fields.isWAL ? "wal" : "delete"
-            if fields.isWAL && !FileManager.default.fileExists(atPath: job.directory.input.wal) {
+            if fields.isWAL && job.input.existingWAL == nil {
                 warnings.append(Warning(
                     code: "wal_missing", step: nil,
                     message: "the file's header says WAL mode, but no -wal file came with it: whatever the app had committed since the last checkpoint is not in this rehearsal; upload the database together with its -wal (multipart part \"wal\", or --wal)"))
             }
-            if let finding = WALFinding.check(
-                walPath: job.directory.input.wal, databasePath: job.directory.input.path, database: fields)
+            if let wal = job.input.existingWAL,
+                let finding = WALFinding.check(walPath: wal, databasePath: job.input.database, database: fields)
             {
                 warnings.append(Warning(code: finding.code, step: nil, message: finding.message))
             }
@@ -114,7 +116,7 @@ struct JobRun {
         // 3. What the file holds before anything runs (a worker: this is SQL on the upload),
         // while this process hashes the upload on a second core: the worker reads the work
         // copy, the hash the input, and neither waits for the other.
-        let hash = InputHash(of: job.directory.input.path)
+        let hash = InputHash(of: job.input.database)
         if header != .empty {
             let inspected: WorkerReport?
             let counting = ContinuousClock.now
@@ -464,15 +466,12 @@ struct JobRun {
     /// machine), and less than reading, hashing and writing in one pass (2.8 s).
     private mutating func copyInputs() throws {
         let manager = FileManager.default
-        let (input, work) = (job.directory.input, job.directory.work)
+        let work = job.directory.work
         for file in work.all where manager.fileExists(atPath: file) {
             try manager.removeItem(atPath: file)
         }
         let copying = ContinuousClock.now
-        try copyFile(input.path, to: work.path)
-        if manager.fileExists(atPath: input.wal) {
-            try copyFile(input.wal, to: work.wal)
-        }
+        try job.input.copy(to: work)
         phases.copyMs = milliseconds(ContinuousClock.now - copying)
     }
 
@@ -513,7 +512,7 @@ struct JobRun {
             // while it is there, the replay of the plan was what ran out of time.
             let replaying = FileManager.default.fileExists(atPath: job.directory.freshInstall)
             throw OutOfJobTime(
-                phase: task == .inspect ? .check : task == .fingerprint ? .sweep : replaying ? .replay : .verify)
+                phase: task == .inspect || task == .check ? .check : task == .fingerprint ? .sweep : replaying ? .replay : .verify)
         }
         guard let line = run.lines.last else { return nil }
         return try? JSONDecoder().decode(WorkerReport.self, from: Data(line))

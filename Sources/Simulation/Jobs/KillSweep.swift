@@ -179,10 +179,7 @@ private struct SweepReplays {
         let manager = FileManager.default
         if fresh {
             for file in directory.work.all where manager.fileExists(atPath: file) { try manager.removeItem(atPath: file) }
-            try copyFile(run.job.directory.input.path, to: directory.work.path)
-            if manager.fileExists(atPath: run.job.directory.input.wal) {
-                try copyFile(run.job.directory.input.wal, to: directory.work.wal)
-            }
+            try run.job.input.copy(to: directory.work)
         }
         guard SpaceStats.create(path: directory.spaceStats, quotaBytes: quotaBytes) == 0 else {
             throw PreparationError(description: "cannot create the space stats file of the sweep")
