@@ -49,20 +49,24 @@ import Testing
         let finished = try #require(events.first { $0.event == .stepFinished })
         #expect(finished.costClass == .data)
         #expect(finished.rows == 1111)
-        #expect(finished.batches == 13)  // 12 of 100 keys and one of 34
+        // Batches of 100 rows that `where` keeps (every id but the tenths): 11 of 100, one of 11.
+        #expect(finished.batches == 12)
         let batches = events.filter { $0.event == .batchCommitted }
-        var cursors: [[SQLiteValue]?] = (1...12).map { [SQLiteValue.integer(Int64($0 * 100))] }
-        cursors.append([.integer(1234)])
+        let kept = (1...1234).filter { $0 % 10 != 0 }
+        let cursors: [[SQLiteValue]?] = (stride(from: 99, to: kept.count, by: 100).map { kept[$0] } + [1234]).map {
+            [SQLiteValue.integer(Int64($0))]
+        }
         #expect(batches.map(\.cursor) == cursors)
-        #expect(batches.first?.rows == 90)
+        #expect(batches.first?.rows == 100)
     }
 
     @Test func exactMultipleOfTheBatchSize() throws {
         let scratch = try RebuildScratch()
-        let path = try Self.fixture(scratch, count: 1200)
+        // 1,000 notes without a key: ten full batches, and nothing left for an eleventh.
+        let path = try Self.fixture(scratch, count: 1111)
         let (ending, events) = RebuildFixture.migrate(path, try Self.plan())
         #expect(ending == .reached(version: 2))
-        #expect(events.first { $0.event == .stepFinished }?.batches == 12)
+        #expect(events.first { $0.event == .stepFinished }?.batches == 10)
         let db = try Connection(path: path)
         #expect(try db.integer("SELECT count(*) FROM notes WHERE search_key IS NULL") == 0)
         #expect(try RebuildFixture.internalObjects(db).isEmpty)
@@ -95,8 +99,8 @@ import Testing
         #expect(try db.integer("SELECT count(*) FROM memberships WHERE role = 'member:' || team") == 290)
         #expect(try db.integer("SELECT count(*) FROM memberships WHERE role = 'owner'") == 10)
         let batches = events.filter { $0.event == .batchCommitted }
-        #expect(batches.count == 43)  // 300 keys in batches of 7
-        #expect(batches.first?.cursor == [.text("team 0"), .integer(6)])
+        #expect(batches.count == 42)  // 290 keys without a role in batches of 7
+        #expect(batches.first?.cursor == [.text("team 0"), .integer(7)])  // past team 0's owner
         #expect(batches.last?.cursor == [.text("team 9"), .integer(29)])
     }
 }

@@ -27,7 +27,7 @@ public final class JobRunner: Sendable {
                 executable: workerExecutable, job: job, cancellation: cancellation,
                 jobDeadline: job.maxJobSeconds.map { ContinuousClock.now + .seconds($0) }),
             progress: progress)
-        let outcome = run.blamingDamagedInput(run.execute())
+        let outcome = run.execute()
         return JobResult(
             report: run.report(outcome),
             migratedDatabasePath: run.hasWorkCopy && outcome != .invalidDatabase ? job.directory.work.path : nil)
@@ -53,6 +53,8 @@ struct JobRun {
     var injectedFault: StorageFault?
     var killSweep: SweepReport?
     var diskFullSweep: SweepReport?
+    /// The upload's SHA-256, computed on a second core while the run goes on.
+    private var hash: InputHash?
 
     init(job: Job, launcher: WorkerLauncher, progress: ((String) -> Void)?) {
         self.job = job
@@ -65,7 +67,23 @@ struct JobRun {
 
     var target: Int { job.options.target ?? job.plan.newestVersion }
 
+    /// Runs the job to its outcome: the rehearsal, then what can only come after it (the
+    /// upload's damage, when the run met some; its hash, which ran beside the launches).
     mutating func execute() -> Outcome {
+        let outcome = blamingDamagedInput(rehearse())
+        guard let hash else { return outcome }
+        let (result, elapsedMs) = hash.wait()
+        phases.hashMs = elapsedMs
+        switch result {
+        case .success(let hex):
+            input.sha256 = hex
+            return outcome
+        case .failure(let error):
+            return stop(.failed, Failure(kind: "internal", message: "cannot hash the upload: \(error)"))
+        }
+    }
+
+    private mutating func rehearse() -> Outcome {
         warnings = CompatibilityWarnings.check(
             plan: job.plan, target: target, device: job.device, sqliteCheck: job.options.sqliteCheck)
         // 1. The header, from the bytes alone.
@@ -114,15 +132,14 @@ struct JobRun {
             return stop(.failed, Failure(kind: "internal", message: "cannot create the space stats file in the job directory"))
         }
         // 3. What the file holds before anything runs (a worker: this is SQL on the upload),
-        // while this process hashes the upload on a second core: the worker reads the work
-        // copy, the hash the input, and neither waits for the other.
-        let hash = InputHash(of: job.input.database)
+        // while this process hashes the upload on a second core, through the launches: the
+        // workers read the work copy, the hash the input, and neither waits for the other.
+        hash = InputHash(of: job.input.database)
         if header != .empty {
             let inspected: WorkerReport?
             let counting = ContinuousClock.now
             let inspectRun = Result { try runReportingWorker(.inspect) }
             phases.countMs = milliseconds(ContinuousClock.now - counting)
-            if let failure = finish(hash) { return stop(.failed, failure) }
             do {
                 inspected = try inspectRun.get()
             } catch let timeLimit as OutOfJobTime {
@@ -155,7 +172,6 @@ struct JobRun {
                     message: "cannot hand the input's row counts to the workers, so lost rows could not be checked: \(error)"))
             }
         } else {
-            if let failure = finish(hash) { return stop(.failed, failure) }
             input.tables = [:]
         }
         // 4. Launches.
@@ -460,7 +476,7 @@ struct JobRun {
     }
 
     /// Copies the upload (and its WAL) to the work copy inside the kernel. The hash of the
-    /// upload comes after (`InputHash`, during the inspection): on a 300 MB file the whole
+    /// upload comes after (`InputHash`, beside the inspection and the launches): on a 300 MB file the whole
     /// `preflight run` took as long with the hash on a second thread during the copy
     /// (medians of 10 runs each, 1.91 s and 1.87 s, within the noise of a shared 2-core
     /// machine), and less than reading, hashing and writing in one pass (2.8 s).
@@ -473,20 +489,6 @@ struct JobRun {
         let copying = ContinuousClock.now
         try job.input.copy(to: work)
         phases.copyMs = milliseconds(ContinuousClock.now - copying)
-    }
-
-    /// Waits for the upload's hash and keeps it with its time (which overlaps `count_ms`);
-    /// the failure when the upload could not be read.
-    private mutating func finish(_ hash: InputHash) -> Failure? {
-        let (result, elapsedMs) = hash.wait()
-        phases.hashMs = elapsedMs
-        switch result {
-        case .success(let hex):
-            input.sha256 = hex
-            return nil
-        case .failure(let error):
-            return Failure(kind: "internal", message: "cannot hash the upload in the job directory: \(error)")
-        }
     }
 
     /// - Parameter startVersion: where the input stands as the plan's runner keeps versions

@@ -153,6 +153,11 @@ public enum Worker {
         // The default VFS: verification is Preflight's check, not part of the device's
         // launch, so it neither counts toward the run's space nor is held to its quota.
         let connection = try Connection(path: directory.work.path)
+        // For the same reason, a page cache of up to 128 MiB (SQLite's default is 2 MiB):
+        // integrity_check visits each index's rows in table order, and with the default a
+        // 131 MB file's pages were read 342,000 times over (10 per page) and the check took
+        // 1.2-1.5 s; with this, 0.9-1.0 s.
+        try connection.execute("PRAGMA cache_size = -131072")
         let verifier = Verifier(
             plan: plan, target: instructions.target ?? plan.newestVersion,
             mode: finalOnly ? .quick : instructions.verify, freshInstallPath: directory.freshInstall,

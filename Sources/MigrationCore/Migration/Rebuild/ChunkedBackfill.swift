@@ -1,5 +1,5 @@
 /// A `backfill` step: `UPDATE <table> SET <set> WHERE <where>` in key-ordered batches of
-/// `batch_rows` keys, each committed with a durable cursor, so that a launch killed in
+/// `batch_rows` rows that `where` keeps, each committed with a durable cursor, so that a launch killed in
 /// the middle loses at most one batch. The version advances with the last batch: that
 /// transaction also sets `user_version` and forgets the progress row.
 ///
@@ -36,7 +36,7 @@ struct ChunkedBackfill: StepExecutor {
             var batch = progress
             let updated = try connection.chunkTransaction { () throws(SQLiteError) -> Bool in
                 let end = try batch.highWater.flatMap { (highWater) throws(SQLiteError) in
-                    try ranges.batchEnd(after: batch.cursor, through: highWater)
+                    try ranges.batchEnd(after: batch.cursor, through: highWater, keeping: backfill.filter)
                 }
                 if let end {
                     let (condition, values) = ranges.range(after: batch.cursor, through: end.key)

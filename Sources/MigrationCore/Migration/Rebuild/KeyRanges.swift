@@ -28,17 +28,25 @@ final class KeyRanges {
     }
 
     /// The end of the batch after `cursor` (from the first key when nil), going no further
-    /// than `limit` (no bound when nil): the `rows`-th key, or the last one when fewer are
-    /// left. Nil when no key is left.
-    func batchEnd(after cursor: [SQLiteValue]?, through limit: [SQLiteValue]?) throws(SQLiteError) -> End? {
-        let (condition, values) = range(after: cursor, through: limit)
+    /// than `limit` (no bound when nil): the `rows`-th key of the rows `filter` keeps (the
+    /// step's `where`, plan SQL; every row when nil), or the last such key when fewer are
+    /// left. Nil when none is left. Counting only the kept rows keeps every batch at `rows`
+    /// rows of work however few rows match: a backfill of the first tenth of a table
+    /// commits ten batches, not a hundred of which ninety change nothing (and each commit
+    /// costs its syncs).
+    func batchEnd(after cursor: [SQLiteValue]?, through limit: [SQLiteValue]?, keeping filter: String?) throws(SQLiteError) -> End? {
+        let (range, values) = range(after: cursor, through: limit)
+        let condition = filter.map { "\(range) AND (\($0))" } ?? range
+        let holdsPlanText = filter != nil
         if let end = try statement(
-            "SELECT \(key.selectList) FROM \(table) WHERE \(condition) ORDER BY \(key.ascending) LIMIT 1 OFFSET \(rows - 1)"
+            "SELECT \(key.selectList) FROM \(table) WHERE \(condition) ORDER BY \(key.ascending) LIMIT 1 OFFSET \(rows - 1)",
+            holdsPlanText: holdsPlanText
         ).rows(values).first {
             return End(key: end, isLast: false)
         }
         guard let last = try statement(
-            "SELECT \(key.selectList) FROM \(table) WHERE \(condition) ORDER BY \(key.descending) LIMIT 1"
+            "SELECT \(key.selectList) FROM \(table) WHERE \(condition) ORDER BY \(key.descending) LIMIT 1",
+            holdsPlanText: holdsPlanText
         ).rows(values).first else { return nil }
         return End(key: last, isLast: true)
     }

@@ -50,7 +50,7 @@ struct OldTablePurge {
         while !finished {
             var batch = progress
             try connection.chunkTransaction { () throws(SQLiteError) in
-                let end = try ranges.batchEnd(after: nil, through: nil)
+                let end = try ranges.batchEnd(after: nil, through: nil, keeping: nil)
                 guard let end, !end.isLast else {
                     // Less than one batch left: dropping it is a batch's worth of work.
                     try connection.execute("DROP TABLE \(schema.quotedName)")

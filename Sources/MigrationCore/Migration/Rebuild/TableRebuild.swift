@@ -136,7 +136,9 @@ struct TableRebuild: StepExecutor {
         while !finished {
             var batch = progress
             let copied = try connection.chunkTransaction { () throws(SQLiteError) -> Bool in
-                guard let end = try ranges.batchEnd(after: batch.cursor, through: highWater) else { return false }
+                guard let end = try ranges.batchEnd(after: batch.cursor, through: highWater, keeping: rebuild.filter) else {
+                    return false
+                }
                 let (condition, values) = ranges.range(after: batch.cursor, through: end.key)
                 try ranges.statement(
                     """
