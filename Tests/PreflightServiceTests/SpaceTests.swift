@@ -118,6 +118,8 @@ struct SpaceTests {
         // 400 batches that each grow the table by a few bytes: their growth adds up to a
         // few pages, not a page per batch.
         ("backfill in small batches", #""backfill": {"table": "notes", "set": "body = body || '.'", "batch_rows": 50}"#),
+        // Batches of 200 kept rows, each spread over 2,000 keys and as many pages.
+        ("backfill of every tenth row", #""backfill": {"table": "notes", "set": "body = body || ' (edited on the train)'", "where": "id % 10 = 0", "batch_rows": 200}"#),
         ("rebuild with a filter", #""rebuild": {"table": "notes", "columns": "id INTEGER PRIMARY KEY, title TEXT NOT NULL, body TEXT, updated_at INTEGER NOT NULL", "select": "id, title, body, updated_at", "where": "id % 3 <> 0", "batch_rows": 500}, "row_loss": "allowed""#),
     ]
 

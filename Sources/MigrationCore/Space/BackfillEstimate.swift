@@ -1,6 +1,6 @@
-/// The transactions of a `backfill` step (ChunkedBackfill): `batch_rows` keys per
-/// transaction, each matched row rewritten in place (RowUpdate), with the progress row
-/// and page 1.
+/// The transactions of a `backfill` step (ChunkedBackfill): `batch_rows` of the rows
+/// `where` keeps per transaction, each rewritten in place (RowUpdate), with the progress
+/// row and page 1.
 struct BackfillEstimate {
     let measure: TableMeasure
     let backfill: Backfill
@@ -22,9 +22,13 @@ struct BackfillEstimate {
         let journaled = TransactionPages.opensStatementJournal(
             try? measure.connection.planRows("EXPLAIN " + sql + (backfill.filter.map { " WHERE " + $0 } ?? "")))
         let batchRows = Int64(max(1, backfill.batchRows))
-        model.transactions(max(1, (change.tree.cells + batchRows - 1) / batchRows)) { load, batch, count in
+        let matched = max(1, change.matched)
+        // A batch's rows lie among that share of the keys: the sparser the matches, the
+        // more of the table's pages one batch touches.
+        let keysPerBatch = (batchRows * max(1, change.tree.cells) + matched - 1) / matched
+        model.transactions(max(1, (matched + batchRows - 1) / batchRows)) { load, batch, count in
             load.statement(journaled: journaled)
-            change.add(to: &load, batches: count, batch: batch, batchRows: batchRows)
+            change.add(to: &load, batches: count, batch: batch, batchKeys: keysPerBatch)
             // The progress row.
             load.write(1)
         }

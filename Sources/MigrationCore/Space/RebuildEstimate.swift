@@ -3,7 +3,7 @@ import CSQLite
 /// The transactions of a `rebuild` step (TableRebuild), in pages:
 ///
 /// 1. create: the new table and the progress row, one small transaction;
-/// 2. copy: `batch_rows` old keys per transaction, appended to the new table in key
+/// 2. copy: `batch_rows` of the rows `where` keeps per transaction, appended to the new table in key
 ///    order; its own UNIQUE and PRIMARY KEY indexes fill as the rows come, out of order;
 /// 3. swap: one transaction drops the old table's indexes (secure_delete zeroes their
 ///    pages), renames both tables and builds the new indexes in the freed pages first,
@@ -38,7 +38,7 @@ struct RebuildEstimate {
             load.write(1)
             load.allocate(2 + Int64(new.automatic.count))
         }
-        let batches = max(1, (new.oldRows + Int64(max(1, rebuild.batchRows)) - 1) / Int64(max(1, rebuild.batchRows)))
+        let batches = max(1, (new.rows + Int64(max(1, rebuild.batchRows)) - 1) / Int64(max(1, rebuild.batchRows)))
         model.transactions(batches) { load, batch, count in
             load.statement(journaled: true)
             // The progress row, and the new table's last leaf and its parents.
@@ -82,8 +82,8 @@ struct RebuildEstimate {
     }
 
     private struct NewTable {
-        /// Rows of the old table, each copied or filtered out by one batch or another.
-        var oldRows: Int64
+        /// Rows the copy writes (those `where` keeps), `batch_rows` of them per batch.
+        var rows: Int64
         var tablePages: Int64
         /// Indexes of the new table's own constraints, filled by the copy.
         var automatic: [Tree]
@@ -145,7 +145,7 @@ struct RebuildEstimate {
         }
         let indexes = sums.dropFirst(2).map { tree($0, fill: TableMeasure.Fill.random) }
         return NewTable(
-            oldRows: total,
+            rows: kept,
             tablePages: measure.pages(sums[1], fill: newSchema.withoutRowid ? TableMeasure.Fill.random : TableMeasure.Fill.appended),
             automatic: Array(indexes.prefix(automatic.count)),
             built: indexes.dropFirst(automatic.count).map { tree($0.bytes, fill: TableMeasure.Fill.appended) })
@@ -154,7 +154,7 @@ struct RebuildEstimate {
     private func fallback(_ old: TableSchema, oldIndexes: [TableMeasure.TreeSize]) -> NewTable {
         let oldTree = measure.size(old.name)
         return NewTable(
-            oldRows: oldTree.cells, tablePages: oldTree.pages * 3 / 2 + 1, automatic: [],
+            rows: oldTree.cells, tablePages: oldTree.pages * 3 / 2 + 1, automatic: [],
             built: oldIndexes.map { Tree(entries: $0.cells, bytes: $0.usedBytes * 3 / 2, pages: $0.pages * 3 / 2 + 1) })
     }
 }

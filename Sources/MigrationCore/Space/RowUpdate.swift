@@ -91,17 +91,17 @@ struct RowUpdate {
         tree.pages == 1 && tree.usedBytes + growth <= usable - 8
     }
 
-    /// Adds batch `batch` of `batches` (1 for one UPDATE) of `batchRows` keys each (nil:
+    /// Adds batch `batch` of `batches` (1 for one UPDATE) of `batchKeys` keys each (nil:
     /// all): its share of the rows and their pages (rounded up, and the pages at the
     /// batch's ends) and its exact share of the growth, which adds up over the batches. A
     /// moved index entry is deleted from one page and inserted into another, at the fill
     /// of entries inserted out of order.
-    func add(to load: inout TransactionPages, batches: Int64, batch: Int64, batchRows: Int64? = nil) {
+    func add(to load: inout TransactionPages, batches: Int64, batch: Int64, batchKeys: Int64? = nil) {
         let count = max(1, batches)
         func perBatch(_ total: Int64) -> Int64 { (total + count - 1) / count }
         // The table has at least `cells` less a divider per page rows.
         let keys = max(1, tree.cells - tree.pages)
-        let pages = min(touchedPages, (touchedPages * min(keys, batchRows ?? keys) + keys - 1) / keys)
+        let pages = min(touchedPages, (touchedPages * min(keys, batchKeys ?? keys) + keys - 1) / keys)
         let grown = PagerModel.share(newTablePages, batch, count)
         // A split also changes the parent: the interior pages, one per ~255 leaves.
         let interior = grown > 0 ? 1 + tree.pages / 255 : 0
