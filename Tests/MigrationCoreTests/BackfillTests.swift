@@ -72,6 +72,24 @@ import Testing
         #expect(try RebuildFixture.internalObjects(db).isEmpty)
     }
 
+    /// Rows inserted after the backfill began, past its high-water key, are not its work,
+    /// even when they match its `where`.
+    @Test func rowsPastTheHighWaterKeyAreLeftAlone() throws {
+        let scratch = try RebuildScratch()
+        let path = try Self.fixture(scratch, count: 1234)
+        _ = RebuildFixture.migrate(path, try Self.plan(), hooks: RebuildFixture.kill(afterBatches: 2))
+        try Connection(path: path).execute("""
+            WITH RECURSIVE n(i) AS (SELECT 1 UNION ALL SELECT i + 1 FROM n WHERE i < 10)
+            INSERT INTO notes(id, title) SELECT 2000 + i, 'Late ' || i FROM n
+            """)
+        let (ending, events) = try RebuildFixture.relaunch(path, try Self.plan())
+        #expect(ending == .reached(version: 2))
+        #expect(events.filter { $0.event == .batchCommitted }.last?.cursor == [.integer(1234)])
+        let db = try Connection(path: path)
+        #expect(try db.integer("SELECT count(*) FROM notes WHERE search_key = lower(title)") == 1111)
+        #expect(try db.integer("SELECT count(*) FROM notes WHERE id > 2000 AND search_key IS NULL") == 10)
+    }
+
     @Test func emptyTableAdvancesTheVersion() throws {
         let scratch = try RebuildScratch()
         let path = try Self.fixture(scratch, count: 0)

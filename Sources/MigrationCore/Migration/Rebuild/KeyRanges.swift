@@ -35,6 +35,19 @@ final class KeyRanges {
     /// commits ten batches, not a hundred of which ninety change nothing (and each commit
     /// costs its syncs).
     func batchEnd(after cursor: [SQLiteValue]?, through limit: [SQLiteValue]?, keeping filter: String?) throws(SQLiteError) -> End? {
+        guard filter != nil, let limit else { return try end(after: cursor, through: limit, keeping: filter) }
+        // A `where` that bounds the key itself (`id <= 100000`) is what lets SQLite seek to a
+        // batch's end; with the limit beside it, SQLite keeps one of the two upper bounds and
+        // scanned past the filter's to the limit (a backfill of the first tenth of a million
+        // rows read the whole table twice in its last batch). So the filter alone first;
+        // only a key past the limit (a row inserted after the step began) needs the bounded query.
+        guard let end = try end(after: cursor, through: nil, keeping: filter) else { return nil }
+        let within = "\(key.compared("=", parameters: 1)) AND \(key.compared("<=", parameters: 1 + key.width))"
+        if try !statement("SELECT 1 FROM \(table) WHERE \(within)").rows(end.key + limit).isEmpty { return end }
+        return try self.end(after: cursor, through: limit, keeping: filter)
+    }
+
+    private func end(after cursor: [SQLiteValue]?, through limit: [SQLiteValue]?, keeping filter: String?) throws(SQLiteError) -> End? {
         let (range, values) = range(after: cursor, through: limit)
         let condition = filter.map { "\(range) AND (\($0))" } ?? range
         let holdsPlanText = filter != nil
