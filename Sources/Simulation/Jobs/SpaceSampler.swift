@@ -12,7 +12,7 @@ final class SpaceSampler: @unchecked Sendable {
     /// One row: `[t_ms, main, journal, wal, shm, temp]`, `t_ms` from the first launch's start.
     typealias Row = [Int64]
 
-    static let interval: useconds_t = 20_000
+    static let interval = DispatchTimeInterval.milliseconds(20)
     /// The most rows a report carries; longer runs are thinned (`thinned`).
     static let maxRows = 500
 
@@ -22,6 +22,9 @@ final class SpaceSampler: @unchecked Sendable {
     private var rows: [Row] = []
     private var stopping = false
     private let ended = DispatchSemaphore(value: 0)
+    /// Signalled by `stop`, so that the thread ends now rather than after its interval:
+    /// the job waits for it between the last launch and the verification.
+    private let wake = DispatchSemaphore(value: 0)
 
     /// Starts sampling `statsPath` on a thread of its own; `started` is time zero.
     init(statsPath: String, started: ContinuousClock.Instant) {
@@ -30,7 +33,7 @@ final class SpaceSampler: @unchecked Sendable {
         Thread.detachNewThread { [self] in
             while !lock.withLock({ stopping }) {
                 sample()
-                usleep(Self.interval)
+                _ = wake.wait(timeout: .now() + Self.interval)
             }
             ended.signal()
         }
@@ -39,6 +42,7 @@ final class SpaceSampler: @unchecked Sendable {
     /// Stops, takes a last sample (the end state), and answers at most `maxRows` rows.
     func stop() -> [Row] {
         lock.withLock { stopping = true }
+        wake.signal()
         ended.wait()
         sample()
         return Self.thinned(lock.withLock { rows }, to: Self.maxRows)
