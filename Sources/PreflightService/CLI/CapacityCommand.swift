@@ -105,9 +105,9 @@ public enum CapacityCommand {
         defer { try? FileManager.default.removeItem(atPath: directory.path) }
         if let sample {
             do {
-                try FileManager.default.copyItem(atPath: sample, toPath: directory.input.path)
+                try copyFile(sample, to: directory.input.path)
             } catch {
-                printError("preflight capacity: cannot copy the sample \(sample): \(error.localizedDescription)")
+                printError("preflight capacity: cannot copy the sample \(sample): \(error)")
                 return 1
             }
         }

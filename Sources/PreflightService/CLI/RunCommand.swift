@@ -137,7 +137,7 @@ public enum RunCommand {
         if let signal = stopSignals.received { return stopped(by: signal) }
         if let out = rehearsal.out, let migrated = result.migratedDatabasePath {
             if FileManager.default.fileExists(atPath: out) { try FileManager.default.removeItem(atPath: out) }
-            try FileManager.default.copyItem(atPath: migrated, toPath: out)
+            try copyFile(migrated, to: out)
         }
         FileHandle.standardOutput.write(Data(ReportRendering.render(result.report, as: rehearsal.format, plan: plan)))
         // A pipeline that checks the status learns of a point that did not survive too.

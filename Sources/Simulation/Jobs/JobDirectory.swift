@@ -4,7 +4,8 @@ import MigrationCore
 
 /// A job's private directory (a random 128-bit id, mode 0700) and every file in it.
 ///
-///     input.db, input.db-wal    the upload; never changed
+///     input.db, input.db-wal    an HTTP job's upload; never changed (`preflight run` reads its
+///                               --db where it lies: `Job.input`)
 ///     work.db (-wal, -shm, -journal)  the copy the launches migrate
 ///     space.stats               the space VFS's counters: mmapped by workers, read by the parent
 ///     job.json                  the worker's instructions
