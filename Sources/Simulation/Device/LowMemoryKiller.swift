@@ -20,45 +20,36 @@ final class LowMemoryKiller: @unchecked Sendable {
         var killedAtBytes: Int64?
     }
 
-    static let pollInterval: useconds_t = 5_000
+    static let pollInterval = DispatchTimeInterval.milliseconds(5)
 
     private let pid: pid_t
     private let limitBytes: Int64?
     private let lock = NSLock()
     private var observation = Observation()
-    private var stopping = false
-    private let ended = DispatchSemaphore(value: 0)
+    private var poller: PollingThread?
 
     /// Starts watching `pid` on a thread of its own.
     init(watching pid: pid_t, limitBytes: Int64?) {
         self.pid = pid
         self.limitBytes = limitBytes
-        Thread.detachNewThread { [self] in
-            watch()
-            ended.signal()
-        }
+        poller = PollingThread(every: Self.pollInterval) { [self] in look() }
     }
 
     /// Stops watching and answers what it saw. Call it before the worker is reaped, so
     /// that the pid it may kill is never another process's.
     func stop() -> Observation {
-        lock.withLock { stopping = true }
-        ended.wait()
+        poller?.stop()
         return lock.withLock { observation }
     }
 
-    private func watch() {
-        while !lock.withLock({ stopping }) {
-            if let memory = ProcessMemory.read(pid: pid) {
-                lock.withLock { observation.stepPeakBytes = memory.peakResidentBytes }
-                if let limitBytes, memory.residentBytes > limitBytes {
-                    lock.withLock { observation.killedAtBytes = memory.residentBytes }
-                    kill(pid, SIGKILL)
-                    return
-                }
-            }
-            usleep(Self.pollInterval)
-        }
+    /// One look at the worker; false once it was killed.
+    private func look() -> Bool {
+        guard let memory = ProcessMemory.read(pid: pid) else { return true }
+        lock.withLock { observation.stepPeakBytes = memory.peakResidentBytes }
+        guard let limitBytes, memory.residentBytes > limitBytes else { return true }
+        lock.withLock { observation.killedAtBytes = memory.residentBytes }
+        kill(pid, SIGKILL)
+        return false
     }
 }
 

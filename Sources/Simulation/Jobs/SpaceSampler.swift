@@ -20,30 +20,21 @@ final class SpaceSampler: @unchecked Sendable {
     private let started: ContinuousClock.Instant
     private let lock = NSLock()
     private var rows: [Row] = []
-    private var stopping = false
-    private let ended = DispatchSemaphore(value: 0)
-    /// Signalled by `stop`, so that the thread ends now rather than after its interval:
-    /// the job waits for it between the last launch and the verification.
-    private let wake = DispatchSemaphore(value: 0)
+    private var poller: PollingThread?
 
     /// Starts sampling `statsPath` on a thread of its own; `started` is time zero.
     init(statsPath: String, started: ContinuousClock.Instant) {
         self.statsPath = statsPath
         self.started = started
-        Thread.detachNewThread { [self] in
-            while !lock.withLock({ stopping }) {
-                sample()
-                _ = wake.wait(timeout: .now() + Self.interval)
-            }
-            ended.signal()
+        poller = PollingThread(every: Self.interval) { [self] in
+            sample()
+            return true
         }
     }
 
     /// Stops, takes a last sample (the end state), and answers at most `maxRows` rows.
     func stop() -> [Row] {
-        lock.withLock { stopping = true }
-        wake.signal()
-        ended.wait()
+        poller?.stop()
         sample()
         return Self.thinned(lock.withLock { rows }, to: Self.maxRows)
     }
