@@ -16,6 +16,9 @@ enum CapacityChart {
     static let colors = ["#3b6fb6", "#b76e00", "#7b3fa0", "#2a9d8f", "#c62828", "#1d232a", "#5f8f2f", "#a0446a"]
     /// Past this ratio of largest to smallest, an axis is log-scaled.
     static let logRatio = 20.0
+    /// The least distance between the baselines of two labels at the right edge: a line of
+    /// the chart's 15 px text and a little air.
+    static let labelGap = 17.0
 
     /// One axis: where a value goes along `length` pixels.
     struct Axis {
@@ -76,12 +79,15 @@ enum CapacityChart {
                 + "\(yAxis.isLog ? ReportRendering.duration(ms: Int(yAxis.low)) : "0")</text>")
         parts.append(
             "<text x=\"4\" y=\"\(c(top + plotHeight / 2))\">ms\(yAxis.isLog ? " (log)" : "")</text>")
+        // The labels at the right edge, each by the end of its line, placed together at the
+        // end so that lines ending close together do not print their names over each other.
+        var labels: [(y: Double, color: String, text: String)] = []
         if let deadlineMs {
             parts.append(
-                "<g class=\"capacity-deadline\"><line x1=\"\(c(left))\" y1=\"\(c(y(deadlineMs)))\" "
+                "<line class=\"capacity-deadline\" x1=\"\(c(left))\" y1=\"\(c(y(deadlineMs)))\" "
                     + "x2=\"\(c(left + plotWidth))\" y2=\"\(c(y(deadlineMs)))\" stroke=\"#c62828\" stroke-dasharray=\"6 4\" "
-                    + "stroke-width=\"2\"/><text x=\"\(c(left + plotWidth + 4))\" y=\"\(c(y(deadlineMs) + 5))\" "
-                    + "fill=\"#c62828\">watchdog \(ReportRendering.duration(ms: Int(deadlineMs)))</text></g>")
+                    + "stroke-width=\"2\"/>")
+            labels.append((y(deadlineMs) + 5, "#c62828", "watchdog \(ReportRendering.duration(ms: Int(deadlineMs)))"))
         }
         for (index, version) in versions.enumerated() {
             let color = colors[index % colors.count]
@@ -102,11 +108,34 @@ enum CapacityChart {
                         + "fill=\"\(fill)\" stroke=\"\(color)\" stroke-width=\"2\"><title>v\(version): "
                         + "\(CountText.grouped(point.rows)) rows, \(Int(ms)) ms, \(point.outcome.rawValue)</title></circle>")
             }
+            labels.append((y(last.1) - 6, color, "v\(version)"))
+        }
+        let placed = spread(labels.map(\.y), gap: labelGap, within: labelGap...(height - bottom + labelGap))
+        for (label, labelY) in zip(labels, placed) {
             parts.append(
-                "<text x=\"\(c(left + plotWidth + 4))\" y=\"\(c(y(last.1) - 6))\" fill=\"\(color)\">v\(version)</text>")
+                "<text class=\"capacity-label\" x=\"\(c(left + plotWidth + 4))\" y=\"\(c(labelY))\" fill=\"\(label.color)\">"
+                    + "\(MarkupText.escape(label.text))</text>")
         }
         parts.append("</svg>")
         return parts.joined(separator: "\n")
+    }
+
+    /// `wanted` baselines moved as little as they must to lie at least `gap` apart, in the
+    /// same order, inside `bounds` (when they fit there): pushed down from the top, then
+    /// back up from the bottom. Answered in the order given.
+    static func spread(_ wanted: [Double], gap: Double, within bounds: ClosedRange<Double>) -> [Double] {
+        let order = wanted.indices.sorted { wanted[$0] < wanted[$1] }
+        var placed = order.map { min(max(wanted[$0], bounds.lowerBound), bounds.upperBound) }
+        for index in placed.indices.dropFirst() { placed[index] = max(placed[index], placed[index - 1] + gap) }
+        if let last = placed.last, last > bounds.upperBound {
+            placed[placed.count - 1] = bounds.upperBound
+            for index in placed.indices.dropLast().reversed() {
+                placed[index] = min(placed[index], placed[index + 1] - gap)
+            }
+        }
+        var answer = wanted
+        for (rank, index) in order.enumerated() { answer[index] = placed[rank] }
+        return answer
     }
 
     /// The chart as a file of its own (`--chart FILE`).

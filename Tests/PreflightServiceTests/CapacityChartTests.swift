@@ -1,0 +1,38 @@
+import Foundation
+import Simulation
+import Testing
+@testable import PreflightService
+
+/// The capacity chart's labels at the right edge: lines that end close together (or at the
+/// watchdog's line) still get names that can be read.
+@Suite struct CapacityChartTests {
+    @Test func labelsCloserThanALineMoveApartInTheirOrder() {
+        let placed = CapacityChart.spread([100, 102, 101], gap: 17, within: 17...300)
+        #expect(placed == [100, 134, 117])
+        // Pushed past the bottom: moved back up from it, still apart and in order.
+        #expect(CapacityChart.spread([295, 296, 297], gap: 17, within: 17...300) == [266, 283, 300])
+        // Far enough apart already: left where they are.
+        #expect(CapacityChart.spread([40, 200], gap: 17, within: 17...300) == [40, 200])
+    }
+
+    /// Two steps that took the same time at every size and a deadline just above them:
+    /// three labels where one line's name would be printed over the others.
+    @Test func stepsEndingTogetherKeepReadableNames() throws {
+        let steps = [CapacityPoint.StepCost(version: 2, elapsedMs: 300, peakBytes: nil),
+                     CapacityPoint.StepCost(version: 3, elapsedMs: 300, peakBytes: nil)]
+        let points = [1_000, 4_000].map { rows in
+            CapacityPoint(rows: rows, bytes: Int64(rows) * 100, outcome: .completed, launches: 1, elapsedMs: 600, peakBytes: nil, steps: steps)
+        }
+        let answer = CapacityAnswer(
+            plan: "notes", device: "android-30", runner: .perStep, fromVersion: 1, table: "notes", points: points,
+            limit: nil, fit: [])
+        let svg = CapacityChart.svg(answer, deadlineMs: 310)
+        let baselines = try Regex(#"class="capacity-label" x="[0-9.]+" y="([0-9.]+)""#)
+        let ys = svg.matches(of: baselines).compactMap { Double($0.output[1].substring ?? "") }.sorted()
+        #expect(ys.count == 3, "\(svg)")
+        for (upper, lower) in zip(ys, ys.dropFirst()) {
+            #expect(lower - upper >= CapacityChart.labelGap - 0.01, "\(ys)")
+        }
+        #expect(svg.contains(">v2</text>") && svg.contains(">v3</text>") && svg.contains(">watchdog 310 ms</text>"))
+    }
+}
