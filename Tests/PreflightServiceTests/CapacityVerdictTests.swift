@@ -39,6 +39,7 @@ import Testing
 
     @Test func aFitAroundZeroIsShownAsZero() {
         #expect(CapacityRendering.number(-0.000_000_01) == "0")
+        #expect(CapacityRendering.number(-0.000_007) == "0")
         #expect(CapacityRendering.number(0) == "0")
         #expect(CapacityRendering.number(0.003955) == "0.003955")
         #expect(CapacityRendering.number(96.5612) == "96.56")

@@ -126,10 +126,10 @@ enum CapacityRendering {
 
     /// A fitted cost as people read it: four significant digits, no exponent.
     static func number(_ value: Double) -> String {
-        let magnitude = abs(value)
-        // Below what six decimals show (a metadata step's fit is noise around zero): no "-0.000000".
-        if magnitude < 0.000_000_5 { return "0" }
-        let decimals = magnitude >= 100 ? 0 : magnitude >= 1 ? 2 : magnitude >= 0.01 ? 4 : 6
+        // Below what six decimals show, or below zero (a metadata step's fit is noise around
+        // zero, and no step gives time or space back per row): 0, not "-0.000007".
+        if value < 0.000_000_5 { return "0" }
+        let decimals = value >= 100 ? 0 : value >= 1 ? 2 : value >= 0.01 ? 4 : 6
         return String(format: "%.\(decimals)f", value)
     }
 
