@@ -10,16 +10,16 @@ import TestSupport
 /// (`PRAGMA wal_checkpoint`'s `log` column).
 @Suite struct WALFileTests {
     /// A WAL-mode database whose `-wal` holds three committed transactions of `rows` rows
-    /// each (and, with `openTransaction`, frames of a fourth that never commits); answers
-    /// the copies' paths.
+    /// each (and, with `openTransaction`, frames of a fourth that never commits; without
+    /// `checkpointsSchema`, the schema too); answers the copies' paths.
     private func makeWAL(
         _ directory: TemporaryDirectory, name: String = "app", schema: String = "CREATE TABLE notes(id INTEGER PRIMARY KEY, body TEXT)",
-        table: String = "notes", pageSize: Int = 4096, openTransaction: Bool = false
+        table: String = "notes", pageSize: Int = 4096, openTransaction: Bool = false, checkpointsSchema: Bool = true
     ) throws -> (database: String, wal: String) {
         let live = directory.file("\(name)-live.db")
         let connection = try Connection(path: live, create: true)
-        try connection.execute("PRAGMA page_size = \(pageSize); PRAGMA journal_mode = WAL; \(schema)")
-        try connection.execute("PRAGMA wal_checkpoint(TRUNCATE); PRAGMA wal_autocheckpoint = 0")
+        try connection.execute("PRAGMA page_size = \(pageSize); PRAGMA journal_mode = WAL; PRAGMA wal_autocheckpoint = 0; \(schema)")
+        if checkpointsSchema { try connection.execute("PRAGMA wal_checkpoint(TRUNCATE)") }
         for batch in 0..<3 {
             try connection.execute(
                 "INSERT INTO \(table)(body) SELECT printf('%d-%.*c', \(batch), 300, 'x') FROM (WITH RECURSIVE c(x) AS (SELECT 1 UNION ALL SELECT x + 1 FROM c WHERE x < 40) SELECT x FROM c)")
@@ -121,6 +121,18 @@ import TestSupport
         let finding = WALFinding.check(walPath: walPath, databasePath: database, database: try header(database))
         #expect(finding?.code == "wal_mismatch")
         #expect(finding?.message.contains("first frame") == true, "\(String(describing: finding))")
+    }
+
+    /// A new database pulled before its first checkpoint: the main file has never had a
+    /// schema, so its header has no text encoding yet (0), while the WAL's page 1 says
+    /// UTF-8. Still its own WAL.
+    @Test func aWALHoldingTheWholeNewDatabaseIsItsOwn() throws {
+        let directory = TemporaryDirectory("wal")
+        let (database, walPath) = try makeWAL(directory, checkpointsSchema: false)
+        let mainPageOne = [UInt8](try Data(contentsOf: URL(fileURLWithPath: database)).prefix(DatabaseHeader.size))
+        #expect(WALFile.bigEndian32(mainPageOne, 56) == 0)
+        #expect(try wal(walPath).appliedFrames == (try framesSQLiteApplies(database, directory)))
+        #expect(WALFinding.check(walPath: walPath, databasePath: database, database: try header(database)) == nil)
     }
 
     @Test func aWALTakenFromAnotherDatabaseIsAMismatch() throws {

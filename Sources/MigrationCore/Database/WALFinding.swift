@@ -75,7 +75,10 @@ public enum WALFinding: Sendable, Equatable {
         guard Array(wal[0..<16]) == DatabaseHeader.magic else {
             return "the page 1 it writes has no SQLite header"
         }
-        if WALFile.bigEndian32(wal, 56) != WALFile.bigEndian32(database, 56) {
+        // A file whose schema never reached it (all of it still in the WAL) has no text
+        // encoding in its header yet: 0, which any encoding may follow.
+        let (walEncoding, databaseEncoding) = (WALFile.bigEndian32(wal, 56), WALFile.bigEndian32(database, 56))
+        if walEncoding != 0, databaseEncoding != 0, walEncoding != databaseEncoding {
             return "the page 1 it writes has another text encoding"
         }
         guard let walTables = tableNames(pageOne: wal), let databaseTables = tableNames(pageOne: database),
