@@ -1,4 +1,5 @@
 import Foundation
+import MigrationCore
 
 /// `preflight-bench synthesize [--rows 1000000] [--runs 5] [--preflight PATH]`
 ///
@@ -68,17 +69,9 @@ private func handFill(rows: Int) -> String {
     """
 }
 
-/// The mean bytes of a row's values (text lengths and 8 per integer), read with the CLI.
+/// The mean bytes of a row's values (text lengths and 8 per integer).
 private func meanPayload(_ path: String) throws -> String {
-    let process = Process()
-    process.executableURL = URL(fileURLWithPath: "/usr/bin/sqlite3")
-    process.arguments = [path, "SELECT round(avg(length(title) + length(body) + 24), 1) FROM items"]
-    let output = Pipe()
-    process.standardOutput = output
-    try process.run()
-    let text = String(decoding: output.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
-    process.waitUntilExit()
-    return text.trimmingCharacters(in: .whitespacesAndNewlines)
+    try Connection(path: path).scalar("SELECT printf('%.1f', avg(length(title) + length(body) + 24)) FROM items").textValue ?? "?"
 }
 
 private func runProcess(_ executable: String, _ arguments: [String]) throws {

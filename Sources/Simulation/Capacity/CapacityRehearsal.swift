@@ -162,7 +162,7 @@ public final class CapacityRehearsal: Sendable {
     }
 
     private func hasSample(_ directory: JobDirectory) -> Bool {
-        ((try? FileManager.default.attributesOfItem(atPath: directory.input.path)[.size] as? Int) ?? 0) > 0
+        (fileSize(directory.input.path) ?? 0) > 0
     }
 
     /// The sample's version and row counts, read by a worker; nil without a sample.

@@ -37,8 +37,7 @@ public enum Synthesizer {
             } catch {
                 throw SynthesisError(code: "io_error", message: "cannot move the new database to \(path): \(error.localizedDescription)")
             }
-            let size = (try? FileManager.default.attributesOfItem(atPath: path)[.size] as? Int64) ?? nil
-            return SynthesisSummary(tables: tables, bytes: size ?? 0, journalMode: journalMode)
+            return SynthesisSummary(tables: tables, bytes: fileSize(path) ?? 0, journalMode: journalMode)
         } catch {
             building.remove()
             throw error
