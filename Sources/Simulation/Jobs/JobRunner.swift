@@ -53,8 +53,8 @@ struct JobRun {
     var injectedFault: StorageFault?
     var killSweep: SweepReport?
     var diskFullSweep: SweepReport?
-    /// The upload's SHA-256, computed on a second core while the run goes on.
-    private var hash: InputHash?
+    /// What only the report needs from the upload, read on a second core while the run goes on.
+    private var reading: UploadReading?
 
     init(job: Job, launcher: WorkerLauncher, progress: ((String) -> Void)?) {
         self.job = job
@@ -68,12 +68,14 @@ struct JobRun {
     var target: Int { job.options.target ?? job.plan.newestVersion }
 
     /// Runs the job to its outcome: the rehearsal, then what can only come after it (the
-    /// upload's damage, when the run met some; its hash, which ran beside the launches).
+    /// upload's damage, when the run met some; its hash and its WAL's check, which ran
+    /// beside the launches).
     mutating func execute() -> Outcome {
         let outcome = blamingDamagedInput(rehearse())
-        guard let hash else { return outcome }
-        let (result, elapsedMs) = hash.wait()
+        guard let reading else { return outcome }
+        let (result, elapsedMs, walFinding) = reading.wait()
         phases.hashMs = elapsedMs
+        if let walFinding { warnings.append(Warning(code: walFinding.code, step: nil, message: walFinding.message)) }
         switch result {
         case .success(let hex):
             input.sha256 = hex
@@ -88,6 +90,7 @@ struct JobRun {
             plan: job.plan, target: target, device: job.device, sqliteCheck: job.options.sqliteCheck)
         // 1. The header, from the bytes alone.
         let header = DatabaseHeader.read(path: job.input.database)
+        var walCheck: (wal: String, database: DatabaseHeader)?
         switch header {
         case .invalid(let reason):
             // Best effort: the bytes are already known not to be a database (perhaps not
@@ -110,11 +113,8 @@ struct JobRun {
                     code: "wal_missing", step: nil,
                     message: "the file's header says WAL mode, but no -wal file came with it: whatever the app had committed since the last checkpoint is not in this rehearsal; upload the database together with its -wal (multipart part \"wal\", or --wal)"))
             }
-            if let wal = job.input.existingWAL,
-                let finding = WALFinding.check(walPath: wal, databasePath: job.input.database, database: fields)
-            {
-                warnings.append(Warning(code: finding.code, step: nil, message: finding.message))
-            }
+            // It reads the whole WAL (its checksums): beside the run, with the hash.
+            walCheck = job.input.existingWAL.map { ($0, fields) }
         }
         // 2. The work copy and the worker's instructions.
         do {
@@ -132,9 +132,10 @@ struct JobRun {
             return stop(.failed, Failure(kind: "internal", message: "cannot create the space stats file in the job directory"))
         }
         // 3. What the file holds before anything runs (a worker: this is SQL on the upload),
-        // while this process hashes the upload on a second core, through the launches: the
-        // workers read the work copy, the hash the input, and neither waits for the other.
-        hash = InputHash(of: job.input.database)
+        // while this process hashes the upload and checks its WAL on a second core, through
+        // the launches: the workers read the work copy, this thread the input, and neither
+        // waits for the other.
+        reading = UploadReading(job.input.database, walCheck: walCheck)
         if header != .empty {
             let inspected: WorkerReport?
             let counting = ContinuousClock.now
@@ -476,7 +477,7 @@ struct JobRun {
     }
 
     /// Copies the upload (and its WAL) to the work copy inside the kernel. The hash of the
-    /// upload comes after (`InputHash`, beside the inspection and the launches): on a 300 MB file the whole
+    /// upload comes after (`UploadReading`, beside the inspection and the launches): on a 300 MB file the whole
     /// `preflight run` took as long with the hash on a second thread during the copy
     /// (medians of 10 runs each, 1.91 s and 1.87 s, within the noise of a shared 2-core
     /// machine), and less than reading, hashing and writing in one pass (2.8 s).
@@ -521,26 +522,31 @@ struct JobRun {
     }
 }
 
-/// The SHA-256 of a file, computed on a thread of its own from the moment it is made.
-private final class InputHash: @unchecked Sendable {
+/// What only the report needs from the upload: its SHA-256 and its WAL's check (which
+/// reads every frame), computed on a thread of its own from the moment it is made.
+private final class UploadReading: @unchecked Sendable {
     private let done = DispatchSemaphore(value: 0)
-    // Written once by the hashing thread before `done` is signalled, read only after it.
+    // Written once by the reading thread before `done` is signalled, read only after it.
     private var result: Result<String, FileError> = .success("")
     private var elapsedMs = 0
+    private var walFinding: WALFinding?
 
-    init(of path: String) {
+    /// Hashes the database at `path`, and with `walCheck` compares that WAL with it.
+    init(_ path: String, walCheck: (wal: String, database: DatabaseHeader)?) {
         Thread.detachNewThread { [self] in
             let started = ContinuousClock.now
             result = Result { () throws(FileError) in try sha256OfFile(path) }
             elapsedMs = milliseconds(ContinuousClock.now - started)
+            walFinding = walCheck.flatMap { WALFinding.check(walPath: $0.wal, databasePath: path, database: $0.database) }
             done.signal()
         }
     }
 
-    /// The hash in hex (or why the file could not be read) and the milliseconds it took.
-    func wait() -> (Result<String, FileError>, Int) {
+    /// The hash in hex (or why the file could not be read), the milliseconds it took, and
+    /// what the WAL check found (nil: nothing, or no WAL).
+    func wait() -> (Result<String, FileError>, Int, WALFinding?) {
         done.wait()
-        return (result, elapsedMs)
+        return (result, elapsedMs, walFinding)
     }
 }
 
