@@ -116,11 +116,9 @@ private enum RebuildBench {
             COMMIT;
             """
         let sampler = PeakSampler(path)
-        let start = Date()
         let shell = Result { try runSQLiteShell(path, script: script) }
-        let seconds = Date().timeIntervalSince(start)
         let peak = sampler.stop()
-        try shell.get()
+        let seconds = try shell.get()
         try check(path)
         return Measurement(seconds: seconds, peakBytes: peak)
     }
@@ -135,9 +133,7 @@ private enum RebuildBench {
             PRAGMA foreign_keys = OFF;
             \(BenchmarkNotes.batchedRebuildScript(rows: rows, batchRows: batchRows))
             """
-        let start = Date()
-        try runSQLiteShell(path, script: script)
-        let seconds = Date().timeIntervalSince(start)
+        let seconds = try runSQLiteShell(path, script: script)
         try check(path)
         return Measurement(seconds: seconds, peakBytes: 0)
     }

@@ -36,13 +36,12 @@ func runSynthesizeBenchmark(arguments: [String]) throws {
         let made = root + "/synthesized-\(run).db"
         let byHand = root + "/by-hand-\(run).db"
         sync()
-        var start = Date()
-        try runProcess(executable, ["synthesize", "--plan", plan, "--version", "1", "--rows", "items=\(rows)", "--like", sample, "--out", made])
-        let preflight = Date().timeIntervalSince(start)
+        let preflight = try Program(
+            executable, ["synthesize", "--plan", plan, "--version", "1", "--rows", "items=\(rows)", "--like", sample, "--out", made]
+        ).run().seconds
         sync()
-        start = Date()
-        try runSQLiteShell(byHand, script: ".output /dev/null\nPRAGMA journal_mode = MEMORY;\nPRAGMA synchronous = OFF;\n\(schema);\n" + handFill(rows: rows))
-        let shell = Date().timeIntervalSince(start)
+        let shell = try runSQLiteShell(
+            byHand, script: ".output /dev/null\nPRAGMA journal_mode = MEMORY;\nPRAGMA synchronous = OFF;\n\(schema);\n" + handFill(rows: rows))
         preflightSeconds.append(preflight)
         shellSeconds.append(shell)
         ratios.append(preflight / shell)
@@ -72,16 +71,4 @@ private func handFill(rows: Int) -> String {
 /// The mean bytes of a row's values (text lengths and 8 per integer).
 private func meanPayload(_ path: String) throws -> String {
     try Connection(path: path).scalar("SELECT printf('%.1f', avg(length(title) + length(body) + 24)) FROM items").textValue ?? "?"
-}
-
-private func runProcess(_ executable: String, _ arguments: [String]) throws {
-    let process = Process()
-    process.executableURL = URL(fileURLWithPath: executable)
-    process.arguments = arguments
-    process.standardOutput = FileHandle.nullDevice
-    try process.run()
-    process.waitUntilExit()
-    guard process.terminationStatus == 0 else {
-        throw BenchError("\(executable) \(arguments.joined(separator: " ")) exited \(process.terminationStatus)")
-    }
 }

@@ -1,5 +1,6 @@
 import CMicroHTTPD
 import Foundation
+import MigrationCore
 
 /// `preflight-bench upload [--size-mb 500] [--rounds 5] [--warmup 2] [--migration-mb 100] [--seconds 60]
 ///  [--connections 8] [--preflight PATH]`
@@ -326,7 +327,7 @@ private final class SocketSink {
         _ = "HTTP/1.1 200 OK\r\nContent-Length: 0\r\nConnection: close\r\n\r\n".withCString {
             send(connection, $0, strlen($0), Int32(MSG_NOSIGNAL))
         }
-        return Double(elapsed.components.seconds) + Double(elapsed.components.attoseconds) / 1e18
+        return seconds(elapsed)
     }
 
     private func findHeaderEnd(_ bytes: [UInt8]) -> Int? {

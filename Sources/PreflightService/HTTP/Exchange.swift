@@ -40,6 +40,6 @@ final class Exchange {
             method: request.method, route: request.route?.label ?? Route.unmatchedLabel,
             status: sent?.status ?? RequestLog.clientClosedStatus, bytesIn: bytesIn, bytesOut: sent?.bytes ?? 0,
             ms: milliseconds(elapsed), jobID: jobID, outcome: outcome,
-            seconds: Double(elapsed.components.seconds) + Double(elapsed.components.attoseconds) / 1e18)
+            seconds: seconds(elapsed))
     }
 }

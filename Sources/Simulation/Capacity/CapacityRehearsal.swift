@@ -127,10 +127,10 @@ public final class CapacityRehearsal: Sendable {
         // The rehearsal gets what is left of the search's time once the file is made.
         let remaining = deadline - ContinuousClock.now
         guard remaining > .zero else { return nil }
-        let seconds = Int((Double(remaining.components.seconds) + Double(remaining.components.attoseconds) / 1e18).rounded(.up))
+        let wholeSeconds = Int(seconds(remaining).rounded(.up))
         let job = Job(
             directory: point, plan: request.plan, options: request.options, device: request.device,
-            maxJobSeconds: max(1, seconds))
+            maxJobSeconds: max(1, wholeSeconds))
         let report = JobRunner(workerExecutable: workerExecutable).run(job, cancellation: cancellation).report
         if report.failure?.kind == Failure.Kind.timeLimit || cancellation.isCancelled { return nil }
         let steps = report.steps.map { CapacityPoint.StepCost(version: $0.version, elapsedMs: $0.elapsedMs, peakBytes: $0.peakBytes) }
