@@ -6,9 +6,11 @@ import MigrationCore
 /// `preflight-bench run --scaling [--scaling-rows 10000,100000,1000000,5000000] [--runs 3] [--modes delete]`
 ///
 /// What a rehearsal costs over doing the same SQL by hand, whole processes each time:
-/// `preflight run` (a fresh process: its own copy of the file, the hash, the inspecting
-/// worker, the launch, the verifying worker, the report) against `cp` of the file and the
-/// `sqlite3` CLI doing the same work on that fresh copy. Cases (`--verify off` unless said):
+/// `preflight run --out` (a fresh process: its own copy of the file, the hash, the
+/// inspecting worker, the launch, the verifying worker, the report, the migrated file
+/// kept) against `cp` of the file and the `sqlite3` CLI doing the same work on that fresh
+/// copy (which it keeps). Each process is timed from its spawn to its exit (`Program`).
+/// Cases (`--verify off` unless said):
 /// - `rebuild`: SQLite's 12-step rebuild (the title made required, a category added) as
 ///   one `sql` step, against the CLI running it in one transaction;
 /// - `chunked`: the same change as a `rebuild` step at `batch_rows` 2,000, against its
@@ -150,14 +152,15 @@ private enum RunBench {
     ) throws -> Result {
         let plan = root + "/plan.json"
         try planDocument(change).write(to: URL(fileURLWithPath: plan))
-        let script = byHandScript(change, rows: rows)
+        let scriptFile = root + "/by-hand.sql"
+        try byHandScript(change, rows: rows).write(toFile: scriptFile, atomically: false, encoding: .utf8)
         var rehearsals: [PreflightRun] = []
         var baselines: [Double] = []
         for round in 0..<(warmup + runs) {
             try prepare(base)
-            let rehearsal = try rehearse(base, plan: plan, verify: change.verify, preflight: preflight)
+            let rehearsal = try rehearse(base, plan: plan, verify: change.verify, out: root + "/rehearsed.db", preflight: preflight)
             try prepare(base)
-            let baseline = try byHand(script, base: base, copy: root + "/by-hand.db")
+            let baseline = try byHand(scriptFile, base: base, copy: root + "/by-hand.db")
             guard round >= warmup else { continue }
             rehearsals.append(rehearsal)
             baselines.append(baseline)
@@ -252,25 +255,22 @@ private enum RunBench {
         }
     }
 
-    /// `preflight run --verify MODE` on the file, as a process of its own.
-    static func rehearse(_ base: String, plan: String, verify: String, preflight: String) throws -> PreflightRun {
-        let process = Process()
-        process.executableURL = URL(fileURLWithPath: preflight)
-        process.arguments = ["run", "--db", base, "--plan", plan, "--verify", verify]
-        let output = Pipe()
-        process.standardOutput = output
-        process.standardError = FileHandle.nullDevice
-        let start = Date()
-        try process.run()
-        let report = output.fileHandleForReading.readDataToEndOfFile()
-        process.waitUntilExit()
-        let seconds = Date().timeIntervalSince(start)
-        guard let object = try JSONSerialization.jsonObject(with: report) as? [String: Any],
+    /// `preflight run --verify MODE --out OUT` on the file, as a process of its own. Both
+    /// sides end with the migrated file and keep it: the CLI's copy, Preflight's `--out`
+    /// (its work copy moved there). Without `--out`, Preflight removes its work copy
+    /// before it exits, and on ext4 freeing the blocks of a 131 MB file written to disk
+    /// costs 40-55 ms that the CLI side, which leaves its copy, does not pay.
+    static func rehearse(_ base: String, plan: String, verify: String, out: String, preflight: String) throws -> PreflightRun {
+        DatabaseFiles(out).remove()
+        let run = try Program(
+            preflight, ["run", "--db", base, "--plan", plan, "--verify", verify, "--out", out], capturesOutput: true, quiet: true
+        ).run()
+        guard let object = try JSONSerialization.jsonObject(with: run.output) as? [String: Any],
             let outcome = object["outcome"] as? String,
             let timings = object["timings"] as? [String: Any], let phases = timings["phases"] as? [String: Any],
             let totalMs = timings["total_ms"] as? Int
         else {
-            throw BenchError("preflight run exited \(process.terminationStatus) without a report with timings.phases")
+            throw BenchError("preflight run printed no report with timings.phases")
         }
         guard outcome == "completed" else {
             throw BenchError("preflight run ended \(outcome): \(String(describing: object["failure"]))")
@@ -278,32 +278,25 @@ private enum RunBench {
         let launches = object["launches"] as? [[String: Any]] ?? []
         let steps = object["steps"] as? [[String: Any]] ?? []
         return PreflightRun(
-            seconds: seconds, outcome: outcome, phases: phases, totalMs: totalMs,
+            seconds: run.seconds, outcome: outcome, phases: phases, totalMs: totalMs,
             startMs: launches.compactMap { $0["start_ms"] as? Int }.reduce(0, +),
             stepsMs: steps.compactMap { $0["elapsed_ms"] as? Int }.reduce(0, +))
     }
 
-    /// `cp` of the file, then the `sqlite3` CLI running `script` on the copy.
-    static func byHand(_ script: String, base: String, copy: String) throws -> Double {
+    /// `cp` of the file, then the `sqlite3` CLI running the script in `scriptFile` on the
+    /// copy: the seconds of both processes.
+    static func byHand(_ scriptFile: String, base: String, copy: String) throws -> Double {
         DatabaseFiles(copy).remove()
-        let start = Date()
-        let cp = Process()
-        cp.executableURL = URL(fileURLWithPath: "/bin/cp")
-        cp.arguments = [base, copy]
-        try cp.run()
-        cp.waitUntilExit()
-        guard cp.terminationStatus == 0 else { throw BenchError("cp exited \(cp.terminationStatus)") }
-        try runSQLiteShell(copy, script: script)
-        return Date().timeIntervalSince(start)
+        let cp = try Program("/bin/cp", [base, copy]).run()
+        let shell = try Program("/usr/bin/sqlite3", [copy], input: scriptFile).run()
+        return cp.seconds + shell.seconds
     }
 
     /// Milliseconds of the CLI's integrity_check and count on a copy, without the cp.
     static func timeCheck(_ base: String, copy: String) throws -> Int {
         try BenchmarkNotes.freshCopy(of: base, at: copy)
         try PageCache.warm(copy)
-        let start = ContinuousClock.now
-        try runSQLiteShell(copy, script: byHandScript(.verify, rows: 0))
-        return milliseconds(ContinuousClock.now - start)
+        return Int(try runSQLiteShell(copy, script: byHandScript(.verify, rows: 0)) * 1000)
     }
 
     static func format(_ seconds: Double) -> String { String(format: "%.2f", seconds) }

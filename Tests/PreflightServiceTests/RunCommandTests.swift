@@ -206,6 +206,41 @@ struct RunCommandTests {
         #expect(foreign.warnings.contains { $0.code == "wal_mismatch" }, "\(foreign.warnings)")
     }
 
+    /// `--out` gets the migrated work copy in place of whatever file was there.
+    @Test func theMigratedFileReplacesTheFileAtOut() throws {
+        let directory = TemporaryDirectory("run")
+        let path = try NotesHistory.database(version: 3, rows: 120, at: directory.file("v3.db"))
+        let out = try FixtureDatabase.create(at: directory.file("out.db"), sql: "CREATE TABLE stale(x); PRAGMA user_version = 42;")
+        let result = try PreflightProcess.run(["run", "--db", path, "--plan", plan, "--out", out])
+        #expect(result.status == 0, "\(result.stderr)")
+        #expect(try FixtureDatabase.userVersion(at: out) == 6)
+        #expect(try FixtureDatabase.count("notes", at: out) == 120)
+        #expect(try Connection(path: out).scalar("SELECT count(*) FROM sqlite_schema WHERE name = 'stale'").integerValue == 0)
+    }
+
+    /// Checked before the run: `--out` naming the input (by its path, or by a link to it)
+    /// would overwrite the user's file with the migrated one, and a folder there would
+    /// fail only after the run, its report lost.
+    @Test func outNeverNamesTheInputOrAFolder() throws {
+        let directory = TemporaryDirectory("run")
+        let path = try NotesHistory.database(version: 2, rows: 50, at: directory.file("v2.db"))
+        let link = directory.file("link.db")
+        try FileManager.default.createSymbolicLink(atPath: link, withDestinationPath: path)
+        let folder = directory.file("folder")
+        try FileManager.default.createDirectory(atPath: folder, withIntermediateDirectories: false)
+        _ = FileManager.default.createFile(atPath: folder + "/keep.txt", contents: Data("kept".utf8))
+        let before = FixtureDatabase.sha256(of: path)
+        for (out, says) in [(path, "is the input itself"), (link, "is the input itself"), (folder, "is a folder")] {
+            let result = try PreflightProcess.run(["run", "--db", path, "--plan", plan, "--out", out])
+            #expect(result.status == 2, "\(out)")
+            #expect(result.stderr.contains(says), "\(result.stderr)")
+            #expect(result.stdout.isEmpty)
+        }
+        #expect(FixtureDatabase.sha256(of: path) == before)
+        #expect(try FixtureDatabase.userVersion(at: path) == 2)
+        #expect(FileManager.default.contents(atPath: folder + "/keep.txt") == Data("kept".utf8))
+    }
+
     @Test func anInvalidPlanIsBadUsage() throws {
         let directory = TemporaryDirectory("run")
         let planPath = directory.file("plan.json")

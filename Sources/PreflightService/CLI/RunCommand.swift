@@ -68,9 +68,11 @@ public enum RunCommand {
         if let walPath, !FileManager.default.isReadableFile(atPath: walPath) {
             throw UsageError("cannot read the WAL file \(walPath)", suggestsHelp: false)
         }
+        let outPath = arguments.value("out")
+        if let outPath { try checkOut(outPath, database: databasePath, wal: walPath) }
         do {
             return try rehearse(
-                Rehearsal(database: databasePath, wal: walPath, out: arguments.value("out"), format: format),
+                Rehearsal(database: databasePath, wal: walPath, out: outPath, format: format),
                 plan: plan, options: options, device: device, workerExecutable: workerExecutable)
         } catch {
             printError("preflight run: \(error)")
@@ -100,6 +102,18 @@ public enum RunCommand {
             return try OptionResolver(devices: devices).resolve(optionValues, plan: plan)
         } catch {
             throw UsageError(flagSpelling(error.message))
+        }
+    }
+
+    /// `--out` replaces a file there once the run is over: never the input it reads, and
+    /// never a folder (refused now, not after a run whose report would then be lost).
+    private static func checkOut(_ out: String, database: String, wal: String?) throws(UsageError) {
+        if isSameFile(out, database) || wal.map({ isSameFile(out, $0) }) == true {
+            throw UsageError("--out \(out) is the input itself: the migrated database goes to another file, and --db and --wal are never written to", suggestsHelp: false)
+        }
+        var isFolder: ObjCBool = false
+        if FileManager.default.fileExists(atPath: out, isDirectory: &isFolder), isFolder.boolValue {
+            throw UsageError("--out \(out) is a folder: give the path of the file to write, such as \(out)/migrated.db", suggestsHelp: false)
         }
     }
 
@@ -135,10 +149,8 @@ public enum RunCommand {
             printError(line)
         }
         if let signal = stopSignals.received { return stopped(by: signal) }
-        if let out = rehearsal.out, let migrated = result.migratedDatabasePath {
-            if FileManager.default.fileExists(atPath: out) { try FileManager.default.removeItem(atPath: out) }
-            try copyFile(migrated, to: out)
-        }
+        // The work copy itself, moved: no copy of it made, and none left to free.
+        if let out = rehearsal.out, let migrated = result.migratedDatabasePath { try moveFile(migrated, to: out) }
         FileHandle.standardOutput.write(Data(ReportRendering.render(result.report, as: rehearsal.format, plan: plan)))
         // A pipeline that checks the status learns of a point that did not survive too.
         let sweepsSurvived = [result.report.killSweep, result.report.diskFullSweep].allSatisfy { $0?.failures.isEmpty ?? true }

@@ -1,3 +1,5 @@
+import CProcess
+import Foundation
 import Glibc
 
 /// Writes all of `bytes` to `descriptor`, going on after short writes and EINTR; false
@@ -19,4 +21,68 @@ public func writeAll(_ descriptor: Int32, _ bytes: UnsafeRawBufferPointer) -> Bo
 public func fileSize(_ path: String) -> Int64? {
     var info = stat()
     return stat(path, &info) == 0 ? Int64(info.st_size) : nil
+}
+
+/// Copies `path` to the new file `copy` with copy_file_range(2): the kernel moves the
+/// bytes (or shares the extents, on a filesystem with reflinks) without a trip through
+/// this process. Where the kernel cannot (an older one, across filesystems), the bytes
+/// are read and written in 1 MiB pieces. (Foundation's `copyItem` moves 4 KiB per
+/// `sendfile` call: a 131 MB file took it 0.35-0.43 s here, `cp`'s copy_file_range 0.11-0.17 s.)
+public func copyFile(_ path: String, to copy: String) throws(FileError) {
+    let source = open(path, O_RDONLY | O_CLOEXEC)
+    guard source >= 0 else { throw FileError("cannot open", path) }
+    defer { close(source) }
+    let destination = open(copy, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0o600)
+    guard destination >= 0 else { throw FileError("cannot create", copy) }
+    defer { close(destination) }
+    var copiedAny = false
+    while true {
+        let count = preflight_copy_file_range(source, destination, 1 << 30)
+        if count > 0 {
+            copiedAny = true
+            continue
+        }
+        if count == 0 { return }
+        if errno == EINTR { continue }
+        guard !copiedAny, [ENOSYS, EXDEV, EOPNOTSUPP, EINVAL].contains(errno) else {
+            throw FileError("cannot copy to", copy)
+        }
+        break
+    }
+    var buffer = [UInt8](repeating: 0, count: 1 << 20)
+    while true {
+        let count = buffer.withUnsafeMutableBytes { read(source, $0.baseAddress, $0.count) }
+        if count < 0 && errno == EINTR { continue }
+        guard count >= 0 else { throw FileError("cannot read", path) }
+        if count == 0 { return }
+        guard buffer[..<count].withUnsafeBytes({ writeAll(destination, $0) }) else { throw FileError("cannot write", copy) }
+    }
+}
+
+/// A file that could not be read or written, with the system's reason.
+public struct FileError: Error, CustomStringConvertible {
+    public let description: String
+
+    init(_ what: String, _ path: String) {
+        description = "\(what) \((path as NSString).lastPathComponent): \(String(cString: strerror(errno)))"
+    }
+}
+
+/// Moves the file at `path` to `destination`, replacing a file there (never a folder):
+/// a rename when both are on one filesystem, so that no byte is copied and the file
+/// need not be freed; across filesystems a copy (`copyFile`), the original left in place
+/// for its owner to remove.
+public func moveFile(_ path: String, to destination: String) throws(FileError) {
+    if rename(path, destination) == 0 { return }
+    guard errno == EXDEV else { throw FileError("cannot move the file to", destination) }
+    guard unlink(destination) == 0 || errno == ENOENT else { throw FileError("cannot replace", destination) }
+    try copyFile(path, to: destination)
+}
+
+/// Whether `path` and `other` name the same file (a link or another spelling included);
+/// false when either does not exist.
+public func isSameFile(_ path: String, _ other: String) -> Bool {
+    var first = stat(), second = stat()
+    guard stat(path, &first) == 0, stat(other, &second) == 0 else { return false }
+    return first.st_dev == second.st_dev && first.st_ino == second.st_ino
 }
