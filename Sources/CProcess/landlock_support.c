@@ -44,6 +44,8 @@ int preflight_landlock_create_ruleset(int abi) {
 static __u64 granted_rights(enum preflight_landlock_access access) {
     const __u64 read = LANDLOCK_ACCESS_FS_READ_FILE | LANDLOCK_ACCESS_FS_READ_DIR;
     switch (access) {
+    case PREFLIGHT_LANDLOCK_READ:
+        return read;
     case PREFLIGHT_LANDLOCK_READ_EXECUTE:
         return read | LANDLOCK_ACCESS_FS_EXECUTE;
     case PREFLIGHT_LANDLOCK_READ_WRITE:

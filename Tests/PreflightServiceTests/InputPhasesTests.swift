@@ -1,4 +1,5 @@
 import Foundation
+import MigrationCore
 import Simulation
 import Testing
 import TestSupport
@@ -22,6 +23,40 @@ struct InputPhasesTests {
         let measured = [phases.hashMs, phases.copyMs, phases.countMs, phases.launchesMs, phases.verifyMs, phases.reportMs]
         #expect(measured.allSatisfy { $0 != nil }, "\(phases)")
         #expect(measured.compactMap { $0 }.allSatisfy { $0 >= 0 && $0 <= report.timings.totalMs })
+    }
+
+    /// Without a WAL, the inspection reads the upload where it lies, beside the copy being
+    /// made: immutable, so nothing is made next to it (a WAL-mode file would otherwise get
+    /// a -shm and a -wal there, which the worker's sandbox refuses), under a name that
+    /// needs escaping in SQLite's URI. With a WAL it reads the work copy: the same counts.
+    @Test func theUploadIsReadWhereItLiesAndNothingIsMadeBesideIt() throws {
+        let directory = TemporaryDirectory("phases")
+        let device = directory.file("device.db")
+        let app = try Connection(path: device, create: true)
+        try app.execute("PRAGMA journal_mode = WAL; PRAGMA wal_autocheckpoint = 0;")
+        try app.execute(NotesHistory.schema(version: 2) + "PRAGMA user_version = 2; PRAGMA application_id = \(NotesHistory.applicationID);")
+        try app.execute("WITH RECURSIVE n(i) AS (SELECT 1 UNION ALL SELECT i + 1 FROM n WHERE i < 40) INSERT INTO notes(id, title, updated_at) SELECT i, 'n', i FROM n")
+        try app.execute("PRAGMA wal_checkpoint(TRUNCATE); INSERT INTO notes(id, title, updated_at) VALUES (41, 'only in the WAL', 41)")
+        let pulled = directory.file("pulled")
+        try FileManager.default.createDirectory(atPath: pulled, withIntermediateDirectories: false)
+        let upload = pulled + "/my notes 100% ?#.db"
+        try FileManager.default.copyItem(atPath: device, toPath: upload)
+        try FileManager.default.copyItem(atPath: device + "-wal", toPath: pulled + "/pulled-wal")
+        withExtendedLifetime(app) {}
+        let listing = try FileManager.default.contentsOfDirectory(atPath: pulled).sorted()
+        let before = FixtureDatabase.sha256(of: upload)
+
+        let inPlace = try PreflightProcess.run(["run", "--db", upload, "--plan", plan])
+        let report = try inPlace.decodedReport
+        #expect(report.outcome == .completed, "\(inPlace.stderr)")
+        #expect(report.input.tables == ["notes": 40])
+        #expect(report.input.journalMode == "wal")
+        #expect(report.final?.tables?["notes"] == 40)
+
+        let withWAL = try PreflightProcess.run(["run", "--db", upload, "--wal", pulled + "/pulled-wal", "--plan", plan])
+        #expect(try withWAL.decodedReport.input.tables == ["notes": 41], "\(withWAL.stderr)")
+        #expect(try FileManager.default.contentsOfDirectory(atPath: pulled).sorted() == listing)
+        #expect(FixtureDatabase.sha256(of: upload) == before)
     }
 
     /// A file that is no database stops before the copy: the phases it never reached are

@@ -27,6 +27,8 @@ long preflight_copy_file_range(int in, int out, unsigned long count);
 
 /* What a rule grants beneath a path (every other right the ruleset handles is denied). */
 enum preflight_landlock_access {
+    /* Read files and list directories (an upload read where it lies). */
+    PREFLIGHT_LANDLOCK_READ,
     /* Read files and list directories; run files (binaries, shared libraries). */
     PREFLIGHT_LANDLOCK_READ_EXECUTE,
     /* Read and write existing files (/dev/null). */

@@ -11,13 +11,18 @@ public final class Connection {
     let authorizer = Authorizer()
 
     /// Opens `path` read-write (creating it when `create`), through the VFS named `vfs`
-    /// (nil for the default).
-    public init(path: String, vfs: String? = nil, create: Bool = false, readOnly: Bool = false) throws(SQLiteError) {
+    /// (nil for the default). `immutable` opens it read-only as a file nothing changes
+    /// (SQLite's `immutable=1`): no lock taken, no journal or WAL looked for, no -shm
+    /// made, nothing written beside it; what is read is the main file alone.
+    public init(
+        path: String, vfs: String? = nil, create: Bool = false, readOnly: Bool = false, immutable: Bool = false
+    ) throws(SQLiteError) {
         var db: OpaquePointer?
-        var flags = readOnly ? SQLITE_OPEN_READONLY : SQLITE_OPEN_READWRITE
-        if create && !readOnly { flags |= SQLITE_OPEN_CREATE }
+        var flags = readOnly || immutable ? SQLITE_OPEN_READONLY : SQLITE_OPEN_READWRITE
+        if create && !readOnly && !immutable { flags |= SQLITE_OPEN_CREATE }
         flags |= SQLITE_OPEN_NOMUTEX | SQLITE_OPEN_EXRESCODE
-        let code = sqlite3_open_v2(path, &db, flags, vfs)
+        if immutable { flags |= SQLITE_OPEN_URI }
+        let code = sqlite3_open_v2(immutable ? Self.immutableURI(path) : path, &db, flags, vfs)
         guard code == SQLITE_OK, let db else {
             let error = SQLiteError(
                 code: db.map { sqlite3_extended_errcode($0) } ?? code,
@@ -32,6 +37,21 @@ public final class Connection {
     }
 
     deinit { sqlite3_close_v2(handle) }
+
+    /// `file:PATH?mode=ro&immutable=1`, the path percent-encoded where a URI needs it.
+    private static func immutableURI(_ path: String) -> String {
+        let hex = Array("0123456789ABCDEF".unicodeScalars)
+        var encoded = String.UnicodeScalarView()
+        for byte in path.utf8 {
+            switch byte {
+            case UInt8(ascii: "%"), UInt8(ascii: "?"), UInt8(ascii: "#"), 0..<0x21, 0x7f...:
+                encoded += ["%", hex[Int(byte >> 4)], hex[Int(byte & 0xf)]]
+            default:
+                encoded.append(Unicode.Scalar(byte))
+            }
+        }
+        return "file:\(String(encoded))?mode=ro&immutable=1"
+    }
 
     /// What a phone's SQLite does with the file must happen here too, so a schema that
     /// phones open is never refused: `trusted_schema` and the expression depth stay at

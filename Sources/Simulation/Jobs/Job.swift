@@ -33,9 +33,10 @@ public struct Job: Sendable {
     public var id: String { directory.id }
 }
 
-/// The database a job rehearses on, and its WAL. Read by the runner alone (its header, its
-/// hash, the copies it makes), never by a worker: outside the job directory, a sandboxed
-/// worker could not, and nothing that opens it with SQLite may ever write to the device's file.
+/// The database a job rehearses on, and its WAL. Read by the runner (its header, its hash,
+/// the copies it makes) and, without a WAL, by the inspecting worker, whose sandbox lets it
+/// read this one file and which opens it immutable: nothing that opens it with SQLite may
+/// ever write to the device's file, nor beside it.
 public struct JobInput: Sendable {
     public var database: String
     /// Where its WAL is, when one came with it (a path that does not exist means none did).

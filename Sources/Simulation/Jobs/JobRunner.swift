@@ -53,7 +53,7 @@ struct JobRun {
     var killSweep: SweepReport?
     var diskFullSweep: SweepReport?
     /// What only the report needs from the upload, read on a second core while the run goes on.
-    private var reading: UploadReading?
+    private var reading: BackgroundTask<UploadReading>?
 
     init(job: Job, launcher: WorkerLauncher, progress: ((String) -> Void)?) {
         self.job = job
@@ -72,10 +72,13 @@ struct JobRun {
     mutating func execute() -> Outcome {
         let outcome = blamingDamagedInput(rehearse())
         guard let reading else { return outcome }
-        let (result, elapsedMs, walFinding) = reading.wait()
-        phases.hashMs = elapsedMs
-        if let walFinding { warnings.append(Warning(code: walFinding.code, step: nil, message: walFinding.message)) }
-        switch result {
+        // Its work never throws; a failure to read is in `sha256`.
+        guard case .success(let read) = reading.wait() else { return outcome }
+        phases.hashMs = read.elapsedMs
+        if let walFinding = read.walFinding {
+            warnings.append(Warning(code: walFinding.code, step: nil, message: walFinding.message))
+        }
+        switch read.sha256 {
         case .success(let hex):
             input.sha256 = hex
             return outcome
@@ -115,14 +118,29 @@ struct JobRun {
             // It reads the whole WAL (its checksums): beside the run, with the hash.
             walCheck = job.input.existingWAL.map { ($0, fields) }
         }
-        // 2. The work copy and the worker's instructions.
+        // 2. The worker's instructions; the work copy, made on a second thread; and what
+        // the file holds before anything runs, read by a worker (this is SQL on the
+        // upload). Without a WAL the worker reads the upload's main file where it lies,
+        // immutable (SQLite writes nothing, not beside it either), while the copy is made:
+        // both read the same bytes and neither waits for the other. A WAL is read only
+        // through a -shm made beside the database, and nothing is made beside the upload:
+        // then the worker reads the work copy, once it is made.
         do {
-            try copyInputs()
-            hasWorkCopy = true
             try writeInstructions(tablesBefore: nil)
         } catch {
             return stop(.failed, Failure(kind: "internal", message: "cannot prepare the job directory: \(error)"))
         }
+        let copying = BackgroundTask { [job] in try JobRun.makeWorkCopy(job) }
+        let readsInPlace = job.input.existingWAL == nil
+        var inspectRun = header != .empty && readsInPlace ? inspectInput(inPlace: true) : nil
+        switch copying.wait() {
+        case .success(let copyMs):
+            phases.copyMs = copyMs
+            hasWorkCopy = true
+        case .failure(let error):
+            return stop(.failed, Failure(kind: "internal", message: "cannot prepare the job directory: \(error)"))
+        }
+        if header != .empty && !readsInPlace { inspectRun = inspectInput(inPlace: false) }
         let initialBytes = workCopyBytes
         space.initialBytes = initialBytes
         space.freeBytes = job.options.freeBytes
@@ -130,16 +148,13 @@ struct JobRun {
         guard SpaceStats.create(path: job.directory.spaceStats, quotaBytes: quota) == 0 else {
             return stop(.failed, Failure(kind: "internal", message: "cannot create the space stats file in the job directory"))
         }
-        // 3. What the file holds before anything runs (a worker: this is SQL on the upload),
-        // while this process hashes the upload and checks its WAL on a second core, through
-        // the launches: the workers read the work copy, this thread the input, and neither
-        // waits for the other.
-        reading = UploadReading(job.input.database, walCheck: walCheck)
-        if header != .empty {
+        // 3. What only the report needs from the upload, its hash and its WAL's check, on
+        // a second core through the launches: this thread reads the upload, the workers
+        // the work copy, and neither waits for the other. (Not beside the copy and the
+        // inspection, which keep both cores busy already.)
+        reading = BackgroundTask { [job, walCheck] in UploadReading.read(job.input.database, walCheck: walCheck) }
+        if let inspectRun {
             let inspected: WorkerReport?
-            let counting = ContinuousClock.now
-            let inspectRun = Result { try runReportingWorker(.inspect) }
-            phases.countMs = milliseconds(ContinuousClock.now - counting)
             do {
                 inspected = try inspectRun.get()
             } catch let timeLimit as OutOfJobTime {
@@ -475,12 +490,13 @@ struct JobRun {
         (fileSize(job.directory.work.path) ?? 0) + (fileSize(job.directory.work.wal) ?? 0)
     }
 
-    /// Copies the upload (and its WAL) to the work copy inside the kernel. The hash of the
-    /// upload comes after (`UploadReading`, beside the inspection and the launches): on a 300 MB file the whole
-    /// `preflight run` took as long with the hash on a second thread during the copy
-    /// (medians of 10 runs each, 1.91 s and 1.87 s, within the noise of a shared 2-core
-    /// machine), and less than reading, hashing and writing in one pass (2.8 s).
-    private mutating func copyInputs() throws {
+    /// Copies the upload (and its WAL) to the work copy inside the kernel, in place of any
+    /// earlier one, and answers the milliseconds it took. The hash of the upload comes
+    /// after (`UploadReading`, beside the launches): on a 300 MB file the whole `preflight
+    /// run` took as long with the hash on a second thread during the copy (medians of 10
+    /// runs each, 1.91 s and 1.87 s, within the noise of a shared 2-core machine), and less
+    /// than reading, hashing and writing in one pass (2.8 s).
+    private static func makeWorkCopy(_ job: Job) throws -> Int {
         let manager = FileManager.default
         let work = job.directory.work
         for file in work.all where manager.fileExists(atPath: file) {
@@ -488,7 +504,15 @@ struct JobRun {
         }
         let copying = ContinuousClock.now
         try job.input.copy(to: work)
-        phases.copyMs = milliseconds(ContinuousClock.now - copying)
+        return milliseconds(ContinuousClock.now - copying)
+    }
+
+    /// Runs the inspecting worker on the upload where it lies (`inPlace`) or on the work
+    /// copy, timing it as the counts' phase.
+    private mutating func inspectInput(inPlace: Bool) -> Result<WorkerReport?, any Error> {
+        let counting = ContinuousClock.now
+        defer { phases.countMs = milliseconds(ContinuousClock.now - counting) }
+        return Result { try runReportingWorker(.inspect, extraArguments: inPlace ? ["--input", job.input.database] : []) }
     }
 
     /// - Parameter startVersion: where the input stands as the plan's runner keeps versions
@@ -522,30 +546,21 @@ struct JobRun {
 }
 
 /// What only the report needs from the upload: its SHA-256 and its WAL's check (which
-/// reads every frame), computed on a thread of its own from the moment it is made.
-private final class UploadReading: @unchecked Sendable {
-    private let done = DispatchSemaphore(value: 0)
-    // Written once by the reading thread before `done` is signalled, read only after it.
-    private var result: Result<String, FileError> = .success("")
-    private var elapsedMs = 0
-    private var walFinding: WALFinding?
+/// reads every frame).
+private struct UploadReading: Sendable {
+    /// The hash in hex, or why the file could not be read.
+    var sha256: Result<String, FileError>
+    var elapsedMs: Int
+    /// What the WAL check found (nil: nothing, or no WAL).
+    var walFinding: WALFinding?
 
     /// Hashes the database at `path`, and with `walCheck` compares that WAL with it.
-    init(_ path: String, walCheck: (wal: String, database: DatabaseHeader)?) {
-        Thread.detachNewThread { [self] in
-            let started = ContinuousClock.now
-            result = Result { () throws(FileError) in try sha256OfFile(path) }
-            elapsedMs = milliseconds(ContinuousClock.now - started)
-            walFinding = walCheck.flatMap { WALFinding.check(walPath: $0.wal, databasePath: path, database: $0.database) }
-            done.signal()
-        }
-    }
-
-    /// The hash in hex (or why the file could not be read), the milliseconds it took, and
-    /// what the WAL check found (nil: nothing, or no WAL).
-    func wait() -> (Result<String, FileError>, Int, WALFinding?) {
-        done.wait()
-        return (result, elapsedMs, walFinding)
+    static func read(_ path: String, walCheck: (wal: String, database: DatabaseHeader)?) -> UploadReading {
+        let started = ContinuousClock.now
+        let sha256 = Result { () throws(FileError) in try sha256OfFile(path) }
+        return UploadReading(
+            sha256: sha256, elapsedMs: milliseconds(ContinuousClock.now - started),
+            walFinding: walCheck.flatMap { WALFinding.check(walPath: $0.wal, databasePath: path, database: $0.database) })
     }
 }
 

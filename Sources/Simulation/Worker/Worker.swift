@@ -8,7 +8,7 @@ import MigrationCore
 /// the service.
 ///
 ///     preflight worker inspect|check|migrate|verify|fingerprint --job DIR --parent PID [--launch N] [--final-only]
-///         [--kill-before-sync N | --full-at-write N]
+///         [--kill-before-sync N | --full-at-write N] [--input FILE]
 ///
 /// (read by the command line parser of every other command, `WorkerCommand`, into an `Invocation`).
 /// `inspect` counts the input's rows before anything runs; `check` looks for damage in a
@@ -37,9 +37,13 @@ public enum Worker {
         public var finalOnly: Bool
         /// `migrate` in a sweep's replay: the fault to inject.
         public var fault: StorageFault?
+        /// `inspect`: the upload's main file, read where it lies (the one file outside the
+        /// job directory a worker may open, and only to read); the work copy when nil.
+        public var input: String?
 
         public init(
-            task: Task, jobDirectory: String, parentPID: pid_t, launch: Int, finalOnly: Bool, fault: StorageFault? = nil
+            task: Task, jobDirectory: String, parentPID: pid_t, launch: Int, finalOnly: Bool, fault: StorageFault? = nil,
+            input: String? = nil
         ) {
             self.task = task
             self.jobDirectory = jobDirectory
@@ -47,12 +51,14 @@ public enum Worker {
             self.launch = launch
             self.finalOnly = finalOnly
             self.fault = fault
+            self.input = input
         }
     }
 
     public static func main(_ invocation: Invocation) -> Int32 {
         let directory = JobDirectory(existingAt: invocation.jobDirectory)
-        WorkerSandbox.apply(parentPID: invocation.parentPID, jobDirectory: directory.path)
+        WorkerSandbox.apply(
+            parentPID: invocation.parentPID, jobDirectory: directory.path, readable: invocation.input.map { [$0] } ?? [])
         do {
             if invocation.task == .sample || invocation.task == .synthesize {
                 try SynthesisTask.main(invocation.task, directory: directory)
@@ -64,7 +70,7 @@ public enum Worker {
             let plan = try PlanDecoder.decode(Array(instructions.plan.utf8))
             switch invocation.task {
             case .inspect:
-                EventWriter.write(inspect(directory.work.path, plan: plan))
+                EventWriter.write(invocation.input.map { inspect(inPlace: $0, plan: plan) } ?? inspect(directory.work.path, plan: plan))
             case .check:
                 EventWriter.write(check(directory.inputCheck.path))
             case .migrate:
@@ -97,14 +103,29 @@ public enum Worker {
         do {
             let connection = try Connection(path: path)
             connection.keepWALOnClose()
-            _ = try connection.integer("SELECT count(*) FROM sqlite_schema")
-            return WorkerReport(
-                tables: try TableCounts.count(connection),
-                journalMode: try connection.scalar("PRAGMA journal_mode").textValue, readable: "ok",
-                point: try DurablePoint(connection, plan: plan))
+            return try inspect(connection, plan: plan, journalMode: try connection.scalar("PRAGMA journal_mode").textValue)
         } catch {
             return WorkerReport(readable: "SQLite cannot read the file: \(error.message)")
         }
+    }
+
+    /// The same for an upload without a WAL, read where it lies: immutable, so that SQLite
+    /// writes nothing, not even beside it, and reads the main file alone (as it would
+    /// the work copy, which has no WAL either). Its journal mode is the header's, which
+    /// the runner has: an immutable connection always says `delete`.
+    private static func inspect(inPlace path: String, plan: Plan) -> WorkerReport {
+        do {
+            return try inspect(try Connection(path: path, immutable: true), plan: plan, journalMode: nil)
+        } catch {
+            return WorkerReport(readable: "SQLite cannot read the file: \(error.message)")
+        }
+    }
+
+    private static func inspect(_ connection: Connection, plan: Plan, journalMode: String?) throws(SQLiteError) -> WorkerReport {
+        _ = try connection.integer("SELECT count(*) FROM sqlite_schema")
+        return WorkerReport(
+            tables: try TableCounts.count(connection), journalMode: journalMode, readable: "ok",
+            point: try DurablePoint(connection, plan: plan))
     }
 
     /// Whether the copy of the input at `path` is damaged: `readable` is "ok", or what

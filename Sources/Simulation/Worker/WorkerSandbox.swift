@@ -39,15 +39,16 @@ public enum WorkerSandbox {
 
     /// Dies with the parent (`PR_SET_PDEATHSIG`), and exits at once when the parent is
     /// already gone (the signal is only armed for a parent that is still there); sets
-    /// the resource limits; confines file access to `jobDirectory` (`confineFiles`).
-    static func apply(parentPID: pid_t, jobDirectory: String, limits: Limits = Limits()) {
+    /// the resource limits; confines file access to `jobDirectory` and reading the files
+    /// `readable` (`confineFiles`).
+    static func apply(parentPID: pid_t, jobDirectory: String, readable: [String] = [], limits: Limits = Limits()) {
         _ = preflight_set_parent_death_signal(SIGKILL)
         if getppid() != parentPID { _exit(70) }
         setLimit(Int32(RLIMIT_AS.rawValue), limits.addressSpaceBytes)
         setLimit(Int32(RLIMIT_FSIZE.rawValue), limits.fileSizeBytes)
         setLimit(Int32(RLIMIT_CPU.rawValue), limits.cpuSeconds)
         do {
-            try confineFiles(to: jobDirectory)
+            try confineFiles(to: jobDirectory, readable: readable)
         } catch {
             // The server says workers are confined (`fileSandbox`); one that cannot be must not run.
             FileHandle.standardError.write(Data("preflight worker: cannot confine file access: \(error)\n".utf8))
@@ -74,12 +75,13 @@ public enum WorkerSandbox {
     /// stats, the fresh install), and read and run what the process needs: the files it
     /// has mapped (its binary, its shared libraries) and the system's libraries under
     /// /usr and /lib, its own /proc entries, /dev/null, /dev/urandom, the CPU list and
-    /// the local time zone. Nothing else can be opened, not even to read. Without Landlock
+    /// the local time zone; and reading the files `readable` (an upload that the inspection
+    /// reads where it lies). Nothing else can be opened, not even to read. Without Landlock
     /// the worker runs unconfined (`fileSandbox` says so).
     ///
     /// Landlock confines the calling thread and the threads it starts later, so this must
     /// run before the process starts any other thread: it is checked.
-    static func confineFiles(to jobDirectory: String) throws(ConfinementError) {
+    static func confineFiles(to jobDirectory: String, readable files: [String] = []) throws(ConfinementError) {
         guard case .landlock(let abi) = fileSandbox else { return }
         let abiValue = Int32(abi)
         let threads = (try? FileManager.default.contentsOfDirectory(atPath: "/proc/self/task").count) ?? 0
@@ -95,6 +97,7 @@ public enum WorkerSandbox {
         }
         try allow(jobDirectory, PREFLIGHT_LANDLOCK_FILES, required: true)
         try allow("/dev/null", PREFLIGHT_LANDLOCK_READ_WRITE, required: true)
+        for file in files { try allow(file, PREFLIGHT_LANDLOCK_READ, required: true) }
         let readable = ["/usr", "/lib", "/lib64", "/proc/self", "/dev/urandom", "/sys/devices/system/cpu", "/etc/localtime"]
         for path in readable + mappedFiles() {
             try allow(path, PREFLIGHT_LANDLOCK_READ_EXECUTE, required: false)
