@@ -179,7 +179,8 @@ private enum RunBench {
         let launchRest = phase("launches_ms") - middle.startMs - middle.stepsMs
         let outside = Int(middle.seconds * 1000) - middle.totalMs
         let parts = [
-            "hash \(phase("hash_ms"))", "copy \(phase("copy_ms"))", "counts \(phase("count_ms"))",
+            "hash \(phase("hash_ms")) (beside the launches)", "copy \(phase("copy_ms"))",
+            "counts \(phase("count_ms")) (beside the copy, for a file without a WAL)",
             "worker start \(middle.startMs)", "step \(middle.stepsMs)",
             "launch close \(launchRest)", "verification \(phase("verify_ms"))", "report \(phase("report_ms"))",
             "process start and output \(outside)",
