@@ -19,7 +19,6 @@ struct Program {
     var quiet = false
 
     struct Run {
-        var status: Int32
         var output: Data
         var seconds: Double
     }
@@ -77,6 +76,6 @@ struct Program {
         guard exitStatus == 0 else {
             throw BenchError("\(executable) \(arguments.joined(separator: " ")) exited \(exitStatus)")
         }
-        return Run(status: exitStatus, output: output, seconds: elapsed)
+        return Run(output: output, seconds: elapsed)
     }
 }

@@ -156,11 +156,15 @@ private enum RunBench {
         try byHandScript(change, rows: rows).write(toFile: scriptFile, atomically: false, encoding: .utf8)
         var rehearsals: [PreflightRun] = []
         var baselines: [Double] = []
+        let rehearsed = root + "/rehearsed.db", byHandCopy = root + "/by-hand.db"
         for round in 0..<(warmup + runs) {
+            // The last round's results go before the `sync`, so that freeing them is done by then.
+            DatabaseFiles(rehearsed).remove()
             try prepare(base)
-            let rehearsal = try rehearse(base, plan: plan, verify: change.verify, out: root + "/rehearsed.db", preflight: preflight)
+            let rehearsal = try rehearse(base, plan: plan, verify: change.verify, out: rehearsed, preflight: preflight)
+            DatabaseFiles(byHandCopy).remove()
             try prepare(base)
-            let baseline = try byHand(scriptFile, base: base, copy: root + "/by-hand.db")
+            let baseline = try byHand(scriptFile, base: base, copy: byHandCopy)
             guard round >= warmup else { continue }
             rehearsals.append(rehearsal)
             baselines.append(baseline)
@@ -262,7 +266,6 @@ private enum RunBench {
     /// before it exits, and on ext4 freeing the blocks of a 131 MB file written to disk
     /// costs 40-55 ms that the CLI side, which leaves its copy, does not pay.
     static func rehearse(_ base: String, plan: String, verify: String, out: String, preflight: String) throws -> PreflightRun {
-        DatabaseFiles(out).remove()
         let run = try Program(
             preflight, ["run", "--db", base, "--plan", plan, "--verify", verify, "--out", out], capturesOutput: true, quiet: true
         ).run()
@@ -284,10 +287,9 @@ private enum RunBench {
             stepsMs: steps.compactMap { $0["elapsed_ms"] as? Int }.reduce(0, +))
     }
 
-    /// `cp` of the file, then the `sqlite3` CLI running the script in `scriptFile` on the
-    /// copy: the seconds of both processes.
+    /// `cp` of the file to the new file `copy`, then the `sqlite3` CLI running the script
+    /// in `scriptFile` on it: the seconds of both processes.
     static func byHand(_ scriptFile: String, base: String, copy: String) throws -> Double {
-        DatabaseFiles(copy).remove()
         let cp = try Program("/bin/cp", [base, copy]).run()
         let shell = try Program("/usr/bin/sqlite3", [copy], input: scriptFile).run()
         return cp.seconds + shell.seconds

@@ -72,8 +72,11 @@ struct JobRun {
     mutating func execute() -> Outcome {
         let outcome = blamingDamagedInput(rehearse())
         guard let reading else { return outcome }
-        // Its work never throws; a failure to read is in `sha256`.
-        guard case .success(let read) = reading.wait() else { return outcome }
+        let read: UploadReading
+        switch reading.wait() {
+        case .success(let value): read = value
+        case .failure(let error): return stop(.failed, Failure(kind: "internal", message: "cannot hash the upload: \(error)"))
+        }
         phases.hashMs = read.elapsedMs
         if let walFinding = read.walFinding {
             warnings.append(Warning(code: walFinding.code, step: nil, message: walFinding.message))
