@@ -72,18 +72,13 @@ struct JobRun {
     mutating func execute() -> Outcome {
         let outcome = blamingDamagedInput(rehearse())
         guard let reading else { return outcome }
-        let read: UploadReading
         switch reading.wait() {
-        case .success(let value): read = value
-        case .failure(let error): return stop(.failed, Failure(kind: "internal", message: "cannot hash the upload: \(error)"))
-        }
-        phases.hashMs = read.elapsedMs
-        if let walFinding = read.walFinding {
-            warnings.append(Warning(code: walFinding.code, step: nil, message: walFinding.message))
-        }
-        switch read.sha256 {
-        case .success(let hex):
-            input.sha256 = hex
+        case .success(let read):
+            input.sha256 = read.sha256
+            phases.hashMs = read.elapsedMs
+            if let walFinding = read.walFinding {
+                warnings.append(Warning(code: walFinding.code, step: nil, message: walFinding.message))
+            }
             return outcome
         case .failure(let error):
             return stop(.failed, Failure(kind: "internal", message: "cannot hash the upload: \(error)"))
@@ -155,7 +150,7 @@ struct JobRun {
         // a second core through the launches: this thread reads the upload, the workers
         // the work copy, and neither waits for the other. (Not beside the copy and the
         // inspection, which keep both cores busy already.)
-        reading = BackgroundTask { [job, walCheck] in UploadReading.read(job.input.database, walCheck: walCheck) }
+        reading = BackgroundTask { [job, walCheck] in try UploadReading.read(job.input.database, walCheck: walCheck) }
         if let inspectRun {
             let inspected: WorkerReport?
             do {
@@ -551,16 +546,17 @@ struct JobRun {
 /// What only the report needs from the upload: its SHA-256 and its WAL's check (which
 /// reads every frame).
 private struct UploadReading: Sendable {
-    /// The hash in hex, or why the file could not be read.
-    var sha256: Result<String, FileError>
+    /// The hash in hex.
+    var sha256: String
     var elapsedMs: Int
     /// What the WAL check found (nil: nothing, or no WAL).
     var walFinding: WALFinding?
 
-    /// Hashes the database at `path`, and with `walCheck` compares that WAL with it.
-    static func read(_ path: String, walCheck: (wal: String, database: DatabaseHeader)?) -> UploadReading {
+    /// Hashes the database at `path`, and with `walCheck` compares that WAL with it;
+    /// throws when the database cannot be read.
+    static func read(_ path: String, walCheck: (wal: String, database: DatabaseHeader)?) throws(FileError) -> UploadReading {
         let started = ContinuousClock.now
-        let sha256 = Result { () throws(FileError) in try sha256OfFile(path) }
+        let sha256 = try sha256OfFile(path)
         return UploadReading(
             sha256: sha256, elapsedMs: milliseconds(ContinuousClock.now - started),
             walFinding: walCheck.flatMap { WALFinding.check(walPath: $0.wal, databasePath: path, database: $0.database) })

@@ -1,14 +1,13 @@
 import Foundation
 
 /// Work started on a thread of its own the moment this is made, whose result is waited
-/// for later (once or more: later waits answer at once). The runner's: the work copy,
+/// for later, once. The runner's: the work copy,
 /// made while a worker reads the upload, and the upload's hash and WAL check, made while
 /// the launches run.
 final class BackgroundTask<Success: Sendable>: @unchecked Sendable {
     private let done = DispatchSemaphore(value: 0)
     // Written once by the working thread before `done` is signalled, read only after it.
     private var result: Result<Success, any Error> = .failure(Unfinished())
-    private var waited = false
 
     private struct Unfinished: Error {}
 
@@ -19,12 +18,9 @@ final class BackgroundTask<Success: Sendable>: @unchecked Sendable {
         }
     }
 
-    /// What the work answered or threw, once it is done. Call from one thread only.
+    /// What the work answered or threw, once it is done. Call it once.
     func wait() -> Result<Success, any Error> {
-        if !waited {
-            done.wait()
-            waited = true
-        }
+        done.wait()
         return result
     }
 }

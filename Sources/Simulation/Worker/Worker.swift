@@ -70,7 +70,7 @@ public enum Worker {
             let plan = try PlanDecoder.decode(Array(instructions.plan.utf8))
             switch invocation.task {
             case .inspect:
-                EventWriter.write(invocation.input.map { inspect(inPlace: $0, plan: plan) } ?? inspect(directory.work.path, plan: plan))
+                EventWriter.write(inspect(invocation.input ?? directory.work.path, inPlace: invocation.input != nil, plan: plan))
             case .check:
                 EventWriter.write(check(directory.inputCheck.path))
             case .migrate:
@@ -99,33 +99,22 @@ public enum Worker {
     /// header's page count with the file's); damage inside pages is looked for only
     /// after a run met some (`check`): a quick_check reads every page, a third of a second
     /// per 100 MB, as long as many a migration takes.
-    private static func inspect(_ path: String, plan: Plan) -> WorkerReport {
+    private static func inspect(_ path: String, inPlace: Bool, plan: Plan) -> WorkerReport {
         do {
-            let connection = try Connection(path: path)
-            connection.keepWALOnClose()
-            return try inspect(connection, plan: plan, journalMode: try connection.scalar("PRAGMA journal_mode").textValue)
+            // In place (the upload itself, which came without a WAL): immutable, so that
+            // SQLite writes nothing, not even beside it, and reads the main file alone (as
+            // it would the work copy, which has no WAL either). Its journal mode is then
+            // the header's, which the runner has: an immutable connection says `delete`.
+            let connection = try Connection(path: path, immutable: inPlace)
+            if !inPlace { connection.keepWALOnClose() }
+            let journalMode = inPlace ? nil : try connection.scalar("PRAGMA journal_mode").textValue
+            _ = try connection.integer("SELECT count(*) FROM sqlite_schema")
+            return WorkerReport(
+                tables: try TableCounts.count(connection), journalMode: journalMode, readable: "ok",
+                point: try DurablePoint(connection, plan: plan))
         } catch {
             return WorkerReport(readable: "SQLite cannot read the file: \(error.message)")
         }
-    }
-
-    /// The same for an upload without a WAL, read where it lies: immutable, so that SQLite
-    /// writes nothing, not even beside it, and reads the main file alone (as it would
-    /// the work copy, which has no WAL either). Its journal mode is the header's, which
-    /// the runner has: an immutable connection always says `delete`.
-    private static func inspect(inPlace path: String, plan: Plan) -> WorkerReport {
-        do {
-            return try inspect(try Connection(path: path, immutable: true), plan: plan, journalMode: nil)
-        } catch {
-            return WorkerReport(readable: "SQLite cannot read the file: \(error.message)")
-        }
-    }
-
-    private static func inspect(_ connection: Connection, plan: Plan, journalMode: String?) throws(SQLiteError) -> WorkerReport {
-        _ = try connection.integer("SELECT count(*) FROM sqlite_schema")
-        return WorkerReport(
-            tables: try TableCounts.count(connection), journalMode: journalMode, readable: "ok",
-            point: try DurablePoint(connection, plan: plan))
     }
 
     /// Whether the copy of the input at `path` is damaged: `readable` is "ok", or what
