@@ -28,9 +28,9 @@ import MigrationCore
 /// ~40 chars, updated_at INTEGER)` with one index, about 110 MB of rows at a million; the
 /// change makes `title` NOT NULL and adds a `category` column.
 func runRebuildBenchmark(arguments: [String]) throws {
-    let options = BenchmarkOptions(arguments: arguments)
-    let rows = options.integer("--rows") ?? 1_000_000
-    let runs = max(1, options.integer("--runs") ?? 3)
+    let options = try BenchmarkOptions(arguments: arguments, valued: ["--rows", "--runs", "--modes"])
+    let rows = try options.integer("--rows") ?? 1_000_000
+    let runs = max(1, try options.integer("--runs") ?? 3)
     let names = (options.string("--modes") ?? "delete,wal,wal-normal").split(separator: ",").map(String.init)
     let modes = try names.map { name in
         guard let mode = RebuildBench.Mode(rawValue: name) else {

@@ -38,10 +38,10 @@ import MigrationCore
 /// per size: the ratio and Preflight's overhead over the CLI in seconds, which must stay
 /// flat or shrink as a share of the time as the file grows.
 func runRunBenchmark(arguments: [String]) throws {
-    let options = BenchmarkOptions(arguments: arguments)
-    let scaling = arguments.contains("--scaling")
-    let runs = max(1, options.integer("--runs") ?? (scaling ? 3 : 5))
-    let warmup = max(0, options.integer("--warmup") ?? 1)
+    let options = try BenchmarkOptions(arguments: arguments, valued: ["--rows", "--runs", "--warmup", "--modes", "--cases", "--dir", "--preflight", "--scaling-rows"], flags: ["--scaling"])
+    let scaling = options.isSet("--scaling")
+    let runs = max(1, try options.integer("--runs") ?? (scaling ? 3 : 5))
+    let warmup = max(0, try options.integer("--warmup") ?? 1)
     let executable = try options.string("--preflight") ?? siblingExecutable("preflight")
     let modes = (options.string("--modes") ?? (scaling ? "delete" : "delete,wal")).split(separator: ",").map(String.init)
     for mode in modes where !["delete", "wal"].contains(mode) {
@@ -59,7 +59,7 @@ func runRunBenchmark(arguments: [String]) throws {
             guard let rows = Int(text), rows > 0 else { throw BenchError("--scaling-rows: \(text) is not a row count") }
             return rows
         }
-        : [options.integer("--rows") ?? 1_000_000]
+        : [try options.integer("--rows") ?? 1_000_000]
     let root = (options.string("--dir") ?? NSTemporaryDirectory()) + "/preflight-run-bench-\(getpid())"
     try FileManager.default.createDirectory(atPath: root, withIntermediateDirectories: true)
     defer { try? FileManager.default.removeItem(atPath: root) }
@@ -137,6 +137,8 @@ private enum RunBench {
         var totalMs: Int
         var startMs: Int
         var stepsMs: Int
+        /// The launches' `elapsed_ms`.
+        var elapsedMs: Int
     }
 
     struct Result {
@@ -180,12 +182,15 @@ private enum RunBench {
             + "ratio \(String(format: "%.2fx", ratios[runs / 2])) (\(String(format: "%.2f-%.2fx", ratios[0], ratios[runs - 1]))); "
             + "outcome \(outcomes)")
         func phase(_ name: String) -> Int { middle.phases[name] as? Int ?? 0 }
-        let launchRest = phase("launches_ms") - middle.startMs - middle.stepsMs
+        // A launch's `elapsed_ms` counts its worker's whole start, which ran before its go,
+        // beside the copy; the launches' phase, from the go, does not.
+        let beforeGo = middle.elapsedMs - phase("launches_ms")
+        let launchRest = middle.elapsedMs - middle.startMs - middle.stepsMs
         let outside = Int(middle.seconds * 1000) - middle.totalMs
         let parts = [
             "hash \(phase("hash_ms")) (beside the launches)", "copy \(phase("copy_ms"))",
             "counts \(phase("count_ms")) (beside the copy, for a file without a WAL)",
-            "worker start \(middle.startMs)", "step \(middle.stepsMs)",
+            "worker start \(middle.startMs) (\(beforeGo) of it before its go, beside the copy)", "step \(middle.stepsMs)",
             "launch close \(launchRest)", "verification \(phase("verify_ms"))", "report \(phase("report_ms"))",
             "process start and output \(outside)",
         ]
@@ -284,7 +289,8 @@ private enum RunBench {
         return PreflightRun(
             seconds: run.seconds, outcome: outcome, phases: phases, totalMs: totalMs,
             startMs: launches.compactMap { $0["start_ms"] as? Int }.reduce(0, +),
-            stepsMs: steps.compactMap { $0["elapsed_ms"] as? Int }.reduce(0, +))
+            stepsMs: steps.compactMap { $0["elapsed_ms"] as? Int }.reduce(0, +),
+            elapsedMs: launches.compactMap { $0["elapsed_ms"] as? Int }.reduce(0, +))
     }
 
     /// `cp` of the file to the new file `copy`, then the `sqlite3` CLI running the script

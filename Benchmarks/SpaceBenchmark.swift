@@ -15,10 +15,10 @@ import Simulation
 /// Both sides run the space estimate (the Migrator's default `space_check`), which is
 /// printed against the shim's measured peak growth.
 func runSpaceBenchmark(arguments: [String]) throws {
-    let options = BenchmarkOptions(arguments: arguments)
-    let rows = options.integer("--rows") ?? 1_000_000
-    let runs = max(1, options.integer("--runs") ?? 3)
-    let batchRows = options.integer("--batch-rows") ?? 2_000
+    let options = try BenchmarkOptions(arguments: arguments, valued: ["--rows", "--runs", "--batch-rows", "--journal-mode"])
+    let rows = try options.integer("--rows") ?? 1_000_000
+    let runs = max(1, try options.integer("--runs") ?? 3)
+    let batchRows = try options.integer("--batch-rows") ?? 2_000
     let modes = options.string("--journal-mode").map { [$0] } ?? ["delete"]
     let root = NSTemporaryDirectory() + "/preflight-space-bench-\(getpid())"
     try FileManager.default.createDirectory(atPath: root, withIntermediateDirectories: true)

@@ -14,9 +14,9 @@ import MigrationCore
 /// measures both sides, one after the other), and both files' mean row payload, so that
 /// the sizes are seen to match.
 func runSynthesizeBenchmark(arguments: [String]) throws {
-    let options = BenchmarkOptions(arguments: arguments)
-    let rows = options.integer("--rows") ?? 1_000_000
-    let runs = max(1, options.integer("--runs") ?? 5)
+    let options = try BenchmarkOptions(arguments: arguments, valued: ["--rows", "--runs", "--preflight"])
+    let rows = try options.integer("--rows") ?? 1_000_000
+    let runs = max(1, try options.integer("--runs") ?? 5)
     let executable = try options.string("--preflight") ?? siblingExecutable("preflight")
     let root = NSTemporaryDirectory() + "/preflight-synthesize-bench-\(getpid())"
     try FileManager.default.createDirectory(atPath: root, withIntermediateDirectories: true)

@@ -22,13 +22,13 @@ import MigrationCore
 /// another's dirty pages) and the whole file read once (`PageCache.warm`), so that curl
 /// reads it from the page cache alike for both.
 func runUploadBenchmark(arguments: [String]) throws {
-    let options = BenchmarkOptions(arguments: arguments)
-    let sizeMB = options.integer("--size-mb") ?? 500
-    let migrationMB = options.integer("--migration-mb") ?? 100
-    let seconds = options.integer("--seconds") ?? 60
-    let connections = options.integer("--connections") ?? 8
-    let rounds = max(1, options.integer("--rounds") ?? 5)
-    let warmup = max(0, options.integer("--warmup") ?? 2)
+    let options = try BenchmarkOptions(arguments: arguments, valued: ["--size-mb", "--migration-mb", "--seconds", "--connections", "--rounds", "--warmup", "--preflight"])
+    let sizeMB = try options.integer("--size-mb") ?? 500
+    let migrationMB = try options.integer("--migration-mb") ?? 100
+    let seconds = try options.integer("--seconds") ?? 60
+    let connections = try options.integer("--connections") ?? 8
+    let rounds = max(1, try options.integer("--rounds") ?? 5)
+    let warmup = max(0, try options.integer("--warmup") ?? 2)
     let executable = try options.string("--preflight") ?? siblingExecutable("preflight")
     let root = NSTemporaryDirectory() + "/preflight-upload-bench-\(getpid())"
     try FileManager.default.createDirectory(atPath: root + "/plans", withIntermediateDirectories: true)

@@ -1,7 +1,7 @@
 import Simulation
 
 /// `preflight worker TASK --job DIR --parent PID [--launch N] [--final-only] [--kill-before-sync N | --full-at-write N]
-/// [--input FILE]`: one worker
+/// [--input FILE] [--await-start]`: one worker
 /// process of a job (`Worker`). `run` and `serve` start it; people do not.
 enum WorkerCommand {
     static let syntax = CommandSyntax(
@@ -9,12 +9,12 @@ enum WorkerCommand {
         flags: [
             .init("job", value: "DIR"), .init("parent", value: "PID"), .init("launch", value: "N"),
             .init("final-only", value: nil), .init(StorageFault.killFlag, value: "N"), .init(StorageFault.fullFlag, value: "N"),
-            .init("input", value: "FILE"),
+            .init("input", value: "FILE"), .init("await-start", value: nil),
         ],
         operands: 1...1, operandName: "a task (\(Worker.Task.allCases.map(\.rawValue).joined(separator: ", ")))",
         usage: """
             usage: preflight worker \(Worker.Task.allCases.map(\.rawValue).joined(separator: "|")) --job DIR --parent PID [--launch N] [--final-only]
-                   [--kill-before-sync N | --full-at-write N] [--input FILE]
+                   [--kill-before-sync N | --full-at-write N] [--input FILE] [--await-start]
 
             Internal: one process of a rehearsal, started by 'preflight run' and 'preflight serve'
             in a job directory they made. It opens the job's database with SQLite, so that the
@@ -51,7 +51,7 @@ enum WorkerCommand {
             }
             return Worker.main(Worker.Invocation(
                 task: task, jobDirectory: job, parentPID: parent, launch: launch, finalOnly: parsed.isSet("final-only"),
-                fault: fault, input: parsed.value("input")))
+                fault: fault, input: parsed.value("input"), awaitsStart: parsed.isSet("await-start")))
         }
     }
 }

@@ -54,6 +54,10 @@ struct JobRun {
     var diskFullSweep: SweepReport?
     /// What only the report needs from the upload, read on a second core while the run goes on.
     private var reading: BackgroundTask<UploadReading>?
+    /// Workers started ahead of their turn, so that their process start overlaps the copy
+    /// (launch 1) or the launches (the verification) instead of coming after them.
+    private var firstLaunch: WorkerLauncher.Started?
+    private var verifier: WorkerLauncher.Started?
 
     init(job: Job, launcher: WorkerLauncher, progress: ((String) -> Void)?) {
         self.job = job
@@ -71,6 +75,9 @@ struct JobRun {
     /// beside the launches).
     mutating func execute() -> Outcome {
         let outcome = blamingDamagedInput(rehearse())
+        // Those the run ended without.
+        firstLaunch?.discard()
+        verifier?.discard()
         guard let reading else { return outcome }
         switch reading.wait() {
         case .success(let read):
@@ -122,7 +129,8 @@ struct JobRun {
         // immutable (SQLite writes nothing, not beside it either), while the copy is made:
         // both read the same bytes and neither waits for the other. A WAL is read only
         // through a -shm made beside the database, and nothing is made beside the upload:
-        // then the worker reads the work copy, once it is made.
+        // then the worker reads the work copy, once it is made, started ahead as launch 1's
+        // worker is: both wait for their go, their process start done during the copy.
         do {
             try writeInstructions(tablesBefore: nil)
         } catch {
@@ -130,7 +138,15 @@ struct JobRun {
         }
         let copying = BackgroundTask { [job] in try JobRun.makeWorkCopy(job) }
         let readsInPlace = job.input.existingWAL == nil
-        var inspectRun = header != .empty && readsInPlace ? inspectInput(inPlace: true) : nil
+        let inspector: WorkerLauncher.Started?
+        do {
+            inspector = header == .empty
+                ? nil : try launcher.start(.inspect, extraArguments: readsInPlace ? ["--input", job.input.database] : [])
+            firstLaunch = try launcher.start(.migrate, extraArguments: launchArguments(1))
+        } catch {
+            return stop(.failed, workerStartFailure(error))
+        }
+        var inspectRun = readsInPlace ? inspector.map { inspect($0) } : nil
         switch copying.wait() {
         case .success(let copyMs):
             phases.copyMs = copyMs
@@ -138,7 +154,7 @@ struct JobRun {
         case .failure(let error):
             return stop(.failed, Failure(kind: "internal", message: "cannot prepare the job directory: \(error)"))
         }
-        if header != .empty && !readsInPlace { inspectRun = inspectInput(inPlace: false) }
+        if !readsInPlace { inspectRun = inspector.map { inspect($0) } }
         let initialBytes = workCopyBytes
         space.initialBytes = initialBytes
         space.freeBytes = job.options.freeBytes
@@ -187,7 +203,12 @@ struct JobRun {
         } else {
             input.tables = [:]
         }
-        // 4. Launches.
+        // 4. Launches, with the verifying worker started beside the first.
+        do {
+            verifier = try launcher.start(.verify)
+        } catch {
+            return stop(.failed, workerStartFailure(error))
+        }
         let launching = ContinuousClock.now
         let sampler = SpaceSampler(statsPath: job.directory.spaceStats, started: launching)
         let migrated = launchUntilSettled()
@@ -198,7 +219,7 @@ struct JobRun {
         let verification: WorkerReport?
         let verifying = ContinuousClock.now
         do {
-            verification = try runReportingWorker(.verify)
+            verification = try runReportingWorker(verifier.take() ?? launcher.start(.verify))
         } catch let timeLimit as OutOfJobTime {
             return stopAfterMigration(.failed, timeLimitFailure(timeLimit.phase), state: nil)
         } catch {
@@ -241,9 +262,9 @@ struct JobRun {
             let run: WorkerLauncher.Run
             var progressLine = ProgressLine(launch: number, plan: job.plan, inputTables: input.tables)
             do {
-                run = try launcher.run(
-                    .migrate, extraArguments: ["--launch", String(number)] + (injectedFault?.arguments ?? []),
-                    watchdogMs: job.options.watchdogMs,
+                let worker = try firstLaunch.take() ?? launcher.start(.migrate, extraArguments: launchArguments(number))
+                run = launcher.run(
+                    worker, watchdogMs: job.options.watchdogMs,
                     onLine: { line in
                         // Progress is for a person watching; the report decodes the lines
                         // again (LaunchRecord), so a line skipped here is not lost.
@@ -336,6 +357,11 @@ struct JobRun {
             kind: Failure.Kind.watchdog, step: ledger.entries.last?.version,
             message: "all \(launches.count) launches were killed by the \(job.options.watchdogMs ?? 0) ms watchdog; each made progress, but the database is only at version \(last) of \(target)"),
             state: state)
+    }
+
+    /// The `migrate` worker's arguments for launch `number`.
+    private func launchArguments(_ number: Int) -> [String] {
+        ["--launch", String(number)] + (injectedFault?.arguments ?? [])
     }
 
     var cancelledFailure: Failure { Failure(kind: "cancelled", message: "the job was cancelled") }
@@ -505,12 +531,12 @@ struct JobRun {
         return milliseconds(ContinuousClock.now - copying)
     }
 
-    /// Runs the inspecting worker on the upload where it lies (`inPlace`) or on the work
-    /// copy, timing it as the counts' phase.
-    private mutating func inspectInput(inPlace: Bool) -> Result<WorkerReport?, any Error> {
+    /// Runs the inspecting worker (on the upload where it lies, or on the work copy),
+    /// timing it as the counts' phase.
+    private mutating func inspect(_ inspector: WorkerLauncher.Started) -> Result<WorkerReport?, any Error> {
         let counting = ContinuousClock.now
         defer { phases.countMs = milliseconds(ContinuousClock.now - counting) }
-        return Result { try runReportingWorker(.inspect, extraArguments: inPlace ? ["--input", job.input.database] : []) }
+        return Result<WorkerReport?, any Error> { try runReportingWorker(inspector) }
     }
 
     /// - Parameter startVersion: where the input stands as the plan's runner keeps versions
@@ -530,7 +556,13 @@ struct JobRun {
     /// Throws when the worker cannot be started (Preflight's failure, not the file's), and
     /// `OutOfJobTime` when the job's deadline killed it.
     func runReportingWorker(_ task: Worker.Task, extraArguments: [String] = []) throws -> WorkerReport? {
-        let run = try launcher.run(task, extraArguments: extraArguments)
+        try runReportingWorker(launcher.start(task, extraArguments: extraArguments))
+    }
+
+    /// Runs a worker started already (`WorkerLauncher.start`), as `runReportingWorker(_:extraArguments:)`.
+    func runReportingWorker(_ worker: WorkerLauncher.Started) throws(OutOfJobTime) -> WorkerReport? {
+        let task = worker.task
+        let run = launcher.run(worker)
         if run.killedByJobDeadline {
             // The verifier builds its fresh install in this file and removes it when done:
             // while it is there, the replay of the plan was what ran out of time.

@@ -28,20 +28,60 @@ struct WorkerLauncher {
         var memory: LowMemoryKiller.Observation?
     }
 
-    /// Runs `task`; with `watchdogMs` (the device's time, scaled by the options'
-    /// `time_scale`), the process is SIGKILLed when that much wall-clock time has passed
-    /// since it was started (process start is part of a phone's launch). A `migrate`
-    /// worker is watched by the device's low-memory killer. Every worker is also killed at
-    /// the job's deadline, which takes precedence when both have passed.
+    /// A worker process started ahead of its turn, waiting for its go: by then it has
+    /// loaded its binary and confined itself (some 10 ms of a 80 MB binary's start), so
+    /// that this is not on the job's path. Run it once (`run(_:)`), or `discard()` it.
+    final class Started {
+        let task: Worker.Task
+        fileprivate let child: ChildProcess
+        fileprivate var ran = false
+
+        var pid: pid_t { child.pid }
+
+        fileprivate init(task: Worker.Task, child: ChildProcess) {
+            self.task = task
+            self.child = child
+        }
+
+        /// Ends a worker the job no longer needs (it has not read anything of the job yet).
+        func discard() {
+            guard !ran else { return }
+            ran = true
+            child.kill()
+            _ = child.wait()
+        }
+
+        deinit { discard() }
+    }
+
+    /// Starts a `task` worker that waits for its go (`--await-start`).
+    func start(_ task: Worker.Task, extraArguments: [String] = []) throws -> Started {
+        Started(task: task, child: try ChildProcess(
+            executable: executable,
+            arguments: ["worker", task.rawValue, "--job", job.directory.path, "--parent", String(getpid()), "--await-start"]
+                + extraArguments,
+            environment: environment))
+    }
+
+    /// Starts `task` and runs it at once (`run(_:watchdogMs:onLine:)`).
     func run(
         _ task: Worker.Task, extraArguments: [String] = [], watchdogMs: Int? = nil, onLine: ([UInt8]) -> Void = { _ in }
     ) throws -> Run {
-        let child = try ChildProcess(
-            executable: executable,
-            arguments: ["worker", task.rawValue, "--job", job.directory.path, "--parent", String(getpid())] + extraArguments,
-            environment: environment)
+        run(try start(task, extraArguments: extraArguments), watchdogMs: watchdogMs, onLine: onLine)
+    }
+
+    /// Gives `started` its go and reads it to its end. With `watchdogMs` (the device's
+    /// time, scaled by the options' `time_scale`), the process is SIGKILLed when that
+    /// much wall-clock time has passed since its go: the launch of the app, whose own
+    /// process start is not this worker's. A `migrate` worker is watched by the device's
+    /// low-memory killer. Every worker is also killed at the job's deadline, which takes
+    /// precedence when both have passed.
+    func run(_ started: Started, watchdogMs: Int? = nil, onLine: ([UInt8]) -> Void = { _ in }) -> Run {
+        let child = started.child
+        started.ran = true
         cancellation.workerStarted(child.pid)
-        let killer = task == .migrate ? LowMemoryKiller(watching: child.pid, limitBytes: job.device.memoryLimitBytes) : nil
+        child.go()
+        let killer = started.task == .migrate ? LowMemoryKiller(watching: child.pid, limitBytes: job.device.memoryLimitBytes) : nil
         let watchdog = watchdogMs.map { child.startedAt + job.options.realDuration(ofDeviceMs: $0) }
         let deadline = [watchdog, jobDeadline].compactMap { $0 }.min()
         var run = Run()

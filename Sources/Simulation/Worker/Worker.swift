@@ -8,7 +8,7 @@ import MigrationCore
 /// the service.
 ///
 ///     preflight worker inspect|check|migrate|verify|fingerprint --job DIR --parent PID [--launch N] [--final-only]
-///         [--kill-before-sync N | --full-at-write N] [--input FILE]
+///         [--kill-before-sync N | --full-at-write N] [--input FILE] [--await-start]
 ///
 /// (read by the command line parser of every other command, `WorkerCommand`, into an `Invocation`).
 /// `inspect` counts the input's rows before anything runs; `check` looks for damage in a
@@ -40,10 +40,13 @@ public enum Worker {
         /// `inspect`: the upload's main file, read where it lies (the one file outside the
         /// job directory a worker may open, and only to read); the work copy when nil.
         public var input: String?
+        /// Started ahead of its turn: once confined, it waits for its go (`StartSignal`)
+        /// before it reads anything of the job.
+        public var awaitsStart: Bool
 
         public init(
             task: Task, jobDirectory: String, parentPID: pid_t, launch: Int, finalOnly: Bool, fault: StorageFault? = nil,
-            input: String? = nil
+            input: String? = nil, awaitsStart: Bool = false
         ) {
             self.task = task
             self.jobDirectory = jobDirectory
@@ -52,6 +55,7 @@ public enum Worker {
             self.finalOnly = finalOnly
             self.fault = fault
             self.input = input
+            self.awaitsStart = awaitsStart
         }
     }
 
@@ -59,6 +63,8 @@ public enum Worker {
         let directory = JobDirectory(existingAt: invocation.jobDirectory)
         WorkerSandbox.apply(
             parentPID: invocation.parentPID, jobDirectory: directory.path, readable: invocation.input.map { [$0] } ?? [])
+        // Not needed after all: nothing was read, nothing to say.
+        if invocation.awaitsStart && !StartSignal.awaitGo() { return 0 }
         do {
             if invocation.task == .sample || invocation.task == .synthesize {
                 try SynthesisTask.main(invocation.task, directory: directory)

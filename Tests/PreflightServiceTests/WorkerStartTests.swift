@@ -1,0 +1,85 @@
+import Foundation
+import Glibc
+import MigrationCore
+import Testing
+import TestSupport
+@testable import Simulation
+
+/// Workers started ahead of their turn (`WorkerLauncher.start`): real `preflight worker`
+/// processes, held at their go while the job gets their files ready.
+@Suite struct WorkerStartTests {
+    let directory = TemporaryDirectory("worker-start")
+
+    private func launcher() throws -> (WorkerLauncher, JobDirectory) {
+        let jobDirectory = try JobDirectory.create(parent: directory.path)
+        let job = Job(directory: jobDirectory, plan: try NotesHistory.plan(), options: RunOptions(), device: .builtInDefault)
+        let launcher = WorkerLauncher(
+            executable: try preflightExecutable(), job: job, cancellation: JobCancellation(), jobDeadline: nil)
+        return (launcher, jobDirectory)
+    }
+
+    /// What the runner hands every worker, written only once the worker waits.
+    private func writeInstructions(_ job: JobDirectory) throws {
+        let plan = try String(contentsOfFile: Repository.path("Config/plans/notes.json"), encoding: .utf8)
+        let instructions = WorkerInstructions(
+            plan: plan, target: nil, spaceCheck: .off, verify: .full, connection: ConnectionSettings(), sqliteVersion: nil,
+            sqliteCheck: .warn, tablesBefore: nil, startVersion: 1)
+        try JSONEncoder().encode(instructions).write(to: URL(fileURLWithPath: job.workerInstructions))
+    }
+
+    /// Returns once the worker is blocked reading its standard input, the go's socket
+    /// (`/proc/PID/syscall`: `read`, 0 on x86-64, of descriptor 0): it has started and
+    /// confined itself, and would have read the job by now if it did not wait.
+    private func waitUntilItWaits(_ worker: WorkerLauncher.Started) throws {
+        for _ in 0..<6_000 {
+            let syscall = try String(contentsOfFile: "/proc/\(worker.pid)/syscall", encoding: .utf8)
+            if syscall.hasPrefix("0 0x0 ") { return }
+            // A zombie: it ran to its end without waiting.
+            let state = try String(contentsOfFile: "/proc/\(worker.pid)/stat", encoding: .utf8)
+            if state.split(separator: ")").last?.split(separator: " ").first == "Z" { break }
+            usleep(10_000)
+        }
+        Issue.record("worker \(worker.pid) did not wait for its go")
+    }
+
+    @Test func aWorkerStartedAheadReadsTheJobOnlyAtItsGo() throws {
+        let (launcher, job) = try launcher()
+        let inspector = try launcher.start(.inspect)
+        try waitUntilItWaits(inspector)
+        // Neither the instructions nor the database existed until now.
+        _ = try NotesHistory.database(version: 1, rows: 7, at: job.work.path)
+        try writeInstructions(job)
+        let run = launcher.run(inspector)
+        #expect(run.termination == .exited(0))
+        let report = try JSONDecoder().decode(WorkerReport.self, from: Data(try #require(run.lines.last)))
+        #expect(report.readable == "ok")
+        #expect(report.tables?["notes"] == 7)
+    }
+
+    /// Held at its go for longer than its watchdog allows a whole launch, a launch still
+    /// finishes: the watchdog counts the process's own start, never the wait.
+    @Test func theWaitForTheGoIsNotPartOfTheLaunch() throws {
+        let (launcher, job) = try launcher()
+        _ = try NotesHistory.database(version: 1, rows: 30, at: job.work.path)
+        try writeInstructions(job)
+        #expect(SpaceStats.create(path: job.spaceStats, quotaBytes: nil) == 0)
+        let launch = try launcher.start(.migrate, extraArguments: ["--launch", "1"])
+        try waitUntilItWaits(launch)
+        let watchdogMs = 1_000
+        usleep(UInt32(watchdogMs + 500) * 1_000)
+        let run = launcher.run(launch, watchdogMs: watchdogMs)
+        #expect(!run.killedByWatchdog)
+        #expect(run.termination == .exited(0))
+        #expect(try FixtureDatabase.userVersion(at: job.work.path) == (try NotesHistory.plan()).newestVersion)
+    }
+
+    @Test func aWorkerTheJobNoLongerNeedsIsEndedAndReaped() throws {
+        let (launcher, job) = try launcher()
+        let verifier = try launcher.start(.verify)
+        try waitUntilItWaits(verifier)
+        let before = try FileManager.default.contentsOfDirectory(atPath: job.path)
+        verifier.discard()
+        #expect(kill(verifier.pid, 0) == -1 && errno == ESRCH)
+        #expect(try FileManager.default.contentsOfDirectory(atPath: job.path) == before)
+    }
+}
