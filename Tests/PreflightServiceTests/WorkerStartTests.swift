@@ -73,13 +73,33 @@ import TestSupport
         #expect(try FixtureDatabase.userVersion(at: job.work.path) == (try NotesHistory.plan()).newestVersion)
     }
 
-    @Test func aWorkerTheJobNoLongerNeedsIsEndedAndReaped() throws {
+    /// A verifier builds its fresh install while it waits (it needs only the plan), and
+    /// reads the migrated file only at its go: started before that file exists, it
+    /// verifies it, and finds its schema to be the fresh install's.
+    @Test func aVerifierStartedAheadVerifiesWhatTheLaunchesLeft() throws {
         let (launcher, job) = try launcher()
+        try writeInstructions(job)
         let verifier = try launcher.start(.verify)
         try waitUntilItWaits(verifier)
+        let target = try NotesHistory.plan().newestVersion
+        _ = try NotesHistory.database(version: target, rows: 12, at: job.work.path)
+        let run = launcher.run(verifier)
+        #expect(run.termination == .exited(0))
+        let report = try JSONDecoder().decode(WorkerReport.self, from: Data(try #require(run.lines.last)))
+        #expect(report.problems == [])
+        #expect(report.final?.userVersion == target)
+        #expect(report.final?.schemaMatchesFreshInstall == true)
+        #expect(report.final?.tables?["notes"] == 12)
+        #expect(!FileManager.default.fileExists(atPath: job.freshInstall))
+    }
+
+    @Test func aWorkerTheJobNoLongerNeedsIsEndedAndReaped() throws {
+        let (launcher, job) = try launcher()
+        let inspector = try launcher.start(.inspect)
+        try waitUntilItWaits(inspector)
         let before = try FileManager.default.contentsOfDirectory(atPath: job.path)
-        verifier.discard()
-        #expect(kill(verifier.pid, 0) == -1 && errno == ESRCH)
+        inspector.discard()
+        #expect(kill(inspector.pid, 0) == -1 && errno == ESRCH)
         #expect(try FileManager.default.contentsOfDirectory(atPath: job.path) == before)
     }
 }

@@ -51,10 +51,14 @@ public struct Verifier: Sendable {
     ///   - tablesBefore: row counts of the input, before any step ran (`TableCounts`).
     ///   - startVersion: the input's user_version; only steps after it applied in this
     ///     run and can allow a loss of rows. Nil counts every step up to the version reached.
+    ///   - freshInstall: the fresh install's schema when the caller built it already
+    ///     (`freshInstallSnapshot()`, which needs only the plan: it can run before the
+    ///     migration ends); built here when nil.
     /// - Throws: only when SQLite cannot read the migrated database at all; every failed
     ///   check is a sentence in `problems` instead.
     public func verify(
-        connection: Connection, tablesBefore: [String: Int64], startVersion: Int? = nil
+        connection: Connection, tablesBefore: [String: Int64], startVersion: Int? = nil,
+        freshInstall: Result<SchemaSnapshot, FreshInstallFailure>? = nil
     ) throws(SQLiteError) -> Verification {
         var final = FinalState()
         var problems: [String] = []
@@ -101,8 +105,8 @@ public struct Verifier: Sendable {
         // The framework's own tables (grdb_migrations, room_master_table) are not the app's schema.
         let upgraded = try SchemaSnapshot.read(connection).removingTables(plan.runner.frameworkTables)
         do {
-            let diff = SchemaDiff(
-                upgraded: upgraded, freshInstall: try freshInstallSnapshot().removingTables(plan.runner.frameworkTables))
+            let built = try (freshInstall ?? Result { () throws(FreshInstallFailure) in try freshInstallSnapshot() }).get()
+            let diff = SchemaDiff(upgraded: upgraded, freshInstall: built.removingTables(plan.runner.frameworkTables))
             final.schemaMatchesFreshInstall = diff.isEmpty
             final.schemaDiff = diff.lines
             if let first = diff.lines.first {
@@ -202,14 +206,14 @@ public struct Verifier: Sendable {
     // MARK: - Fresh install
 
     /// Why the fresh install could not be built; the message is a problem sentence.
-    struct FreshInstallFailure: Error {
-        var message: String
+    public struct FreshInstallFailure: Error {
+        public var message: String
     }
 
     /// The schema of a fresh install of `target`: the plan's `fresh_install` script when it
     /// is for that version, otherwise steps 1...target replayed on an empty file, as an
     /// app installed at that version would have done.
-    func freshInstallSnapshot() throws(FreshInstallFailure) -> SchemaSnapshot {
+    public func freshInstallSnapshot() throws(FreshInstallFailure) -> SchemaSnapshot {
         let files = DatabaseFiles(freshInstallPath)
         // A journal or WAL left by a verification cut short would be replayed into the new file.
         files.remove()

@@ -63,17 +63,26 @@ public enum Worker {
         let directory = JobDirectory(existingAt: invocation.jobDirectory)
         WorkerSandbox.apply(
             parentPID: invocation.parentPID, jobDirectory: directory.path, readable: invocation.input.map { [$0] } ?? [])
-        // Not needed after all: nothing was read, nothing to say.
-        if invocation.awaitsStart && !StartSignal.awaitGo() { return 0 }
         do {
+            // Before its go a worker reads nothing of the job, with one exception: a
+            // verifier builds the fresh install it compares with, which needs only the
+            // plan and its instructions, final by the time a verifier is started (beside
+            // the launches; `JobRun`). A long chain's replay is then done by the time the
+            // migration is.
+            let verifiesAhead = invocation.awaitsStart && invocation.task == .verify && !invocation.finalOnly
+            let readAhead = verifiesAhead ? try readJob(directory) : nil
+            let freshInstall = readAhead.map { job in
+                Result { () throws(Verifier.FreshInstallFailure) in
+                    try verifier(directory, plan: job.plan, instructions: job.instructions, finalOnly: false).freshInstallSnapshot()
+                }
+            }
+            // Not needed after all: nothing was read but that, nothing to say.
+            if invocation.awaitsStart && !StartSignal.awaitGo() { return 0 }
             if invocation.task == .sample || invocation.task == .synthesize {
                 try SynthesisTask.main(invocation.task, directory: directory)
                 return 0
             }
-            let instructions = try JSONDecoder().decode(
-                WorkerInstructions.self,
-                from: Data(contentsOf: URL(fileURLWithPath: directory.workerInstructions)))
-            let plan = try PlanDecoder.decode(Array(instructions.plan.utf8))
+            let (instructions, plan) = try readAhead ?? readJob(directory)
             switch invocation.task {
             case .inspect:
                 EventWriter.write(inspect(invocation.input ?? directory.work.path, inPlace: invocation.input != nil, plan: plan))
@@ -83,8 +92,8 @@ public enum Worker {
                 try migrate(
                     directory, plan: plan, instructions: instructions, launch: invocation.launch, fault: invocation.fault)
             case .verify:
-                EventWriter.write(
-                    try verify(directory, plan: plan, instructions: instructions, finalOnly: invocation.finalOnly))
+                EventWriter.write(try verify(
+                    directory, plan: plan, instructions: instructions, finalOnly: invocation.finalOnly, freshInstall: freshInstall))
             case .fingerprint:
                 EventWriter.write(try fingerprint(directory, plan: plan))
             case .sample, .synthesize:
@@ -95,6 +104,13 @@ public enum Worker {
             FileHandle.standardError.write(Data("preflight worker: \(error)\n".utf8))
             return 1
         }
+    }
+
+    /// The job's instructions and the plan in them.
+    private static func readJob(_ directory: JobDirectory) throws -> (instructions: WorkerInstructions, plan: Plan) {
+        let instructions = try JSONDecoder().decode(
+            WorkerInstructions.self, from: Data(contentsOf: URL(fileURLWithPath: directory.workerInstructions)))
+        return (instructions, try PlanDecoder.decode(Array(instructions.plan.utf8)))
     }
 
     // MARK: - Tasks
@@ -163,16 +179,24 @@ public enum Worker {
         return WorkerReport(point: try DurablePoint(connection, plan: plan), endState: try EndState.read(connection, plan: plan))
     }
 
-    private static func verify(
+    private static func verifier(
         _ directory: JobDirectory, plan: Plan, instructions: WorkerInstructions, finalOnly: Bool
+    ) -> Verifier {
+        Verifier(
+            plan: plan, target: instructions.target ?? plan.newestVersion,
+            mode: finalOnly ? .quick : instructions.verify, freshInstallPath: directory.freshInstall,
+            connection: instructions.connection)
+    }
+
+    /// - Parameter freshInstall: built already, while the worker waited for its go.
+    private static func verify(
+        _ directory: JobDirectory, plan: Plan, instructions: WorkerInstructions, finalOnly: Bool,
+        freshInstall: Result<SchemaSnapshot, Verifier.FreshInstallFailure>?
     ) throws -> WorkerReport {
         // The default VFS: verification is Preflight's check, not part of the device's
         // launch, so it neither counts toward the run's space nor is held to its quota.
         let connection = try Connection(path: directory.work.path)
-        let verifier = Verifier(
-            plan: plan, target: instructions.target ?? plan.newestVersion,
-            mode: finalOnly ? .quick : instructions.verify, freshInstallPath: directory.freshInstall,
-            connection: instructions.connection)
+        let verifier = verifier(directory, plan: plan, instructions: instructions, finalOnly: finalOnly)
         // For the same reason, a page cache of up to 128 MiB (SQLite's default is 2 MiB)
         // for integrity_check: it visits each index's rows in table order, and with the
         // default the pages of a 131 MB file were read 342,000 times (10 per page) and the
@@ -181,7 +205,8 @@ public enum Worker {
         // memory costs more than it saves (a count(*) of a million rows 20 ms, not 10).
         if verifier.mode == .full { try connection.execute("PRAGMA cache_size = -131072") }
         var verification = try verifier.verify(
-            connection: connection, tablesBefore: instructions.tablesBefore ?? [:], startVersion: instructions.startVersion)
+            connection: connection, tablesBefore: instructions.tablesBefore ?? [:], startVersion: instructions.startVersion,
+            freshInstall: freshInstall)
         if finalOnly {
             // The run did not reach its target: the schema is legitimately not the fresh
             // install's, so only the state is reported.
