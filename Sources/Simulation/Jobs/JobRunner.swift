@@ -129,8 +129,9 @@ struct JobRun {
         // immutable (SQLite writes nothing, not beside it either), while the copy is made:
         // both read the same bytes and neither waits for the other. A WAL is read only
         // through a -shm made beside the database, and nothing is made beside the upload:
-        // then the worker reads the work copy, once it is made, started ahead as launch 1's
-        // worker is: both wait for their go, their process start done during the copy.
+        // then the worker reads the work copy, once it is made. Launch 1's worker starts
+        // during the copy too and waits for its go (so does that inspector), its process
+        // start done by the time the copy is.
         do {
             try writeInstructions(tablesBefore: nil)
         } catch {
@@ -142,11 +143,17 @@ struct JobRun {
         do {
             inspector = header == .empty
                 ? nil : try launcher.start(.inspect, extraArguments: readsInPlace ? ["--input", job.input.database] : [])
-            firstLaunch = try launcher.start(.migrate, extraArguments: launchArguments(1))
         } catch {
             return stop(.failed, workerStartFailure(error))
         }
         var inspectRun = readsInPlace ? inspector.map { inspect($0) } : nil
+        // After an inspection in place, in what is left of the copy: the two started
+        // together took from the copy's thread about what they saved.
+        do {
+            firstLaunch = try launcher.start(.migrate, extraArguments: launchArguments(1))
+        } catch {
+            return stop(.failed, workerStartFailure(error))
+        }
         switch copying.wait() {
         case .success(let copyMs):
             phases.copyMs = copyMs
