@@ -253,6 +253,38 @@ import TestSupport
         #expect(quick.passed)
     }
 
+    /// The schema compared with a fresh install built ahead, with one built then, or with
+    /// nothing (a state read): the last builds no fresh install at all, so where it would
+    /// be built can be nowhere, and leaves the schema's fields unknown.
+    @Test func theSchemaIsComparedWithTheFreshInstallAskedFor() throws {
+        let directory = TemporaryDirectory("verify")
+        let path = try FixtureDatabase.create(at: directory.file("t.db"), sql: """
+            CREATE TABLE t(x INTEGER);
+            PRAGMA user_version = 1;
+            """)
+        let plan = try plan([#"{"version": 1, "name": "t", "sql": "CREATE TABLE t(x INTEGER, y INTEGER)"}"#])
+        let verifier = Verifier(plan: plan, target: 1, mode: .off, freshInstallPath: directory.file("fresh-install.db"))
+        func verify(_ schema: Verifier.SchemaComparison, by verifier: Verifier = verifier) throws -> Verification {
+            try verifier.verify(connection: Connection(path: path), tablesBefore: ["t": 0], schema: schema)
+        }
+        let builtThen = try verify(.freshInstall)
+        #expect(builtThen.final.schemaMatchesFreshInstall == false)
+        #expect(builtThen.problems.count == 1)
+        let builtAhead = try verify(.builtFreshInstall(Result { () throws(Verifier.FreshInstallFailure) in
+            try verifier.freshInstallSnapshot()
+        }))
+        #expect(builtAhead.final.schemaDiff == builtThen.final.schemaDiff)
+        #expect(builtAhead.problems == builtThen.problems)
+        let nowhere = Verifier(plan: plan, target: 1, mode: .off, freshInstallPath: directory.file("missing/fresh-install.db"))
+        #expect(try verify(.freshInstall, by: nowhere).problems.first?.contains("cannot be created") == true)
+        let stateOnly = try verify(.none, by: nowhere)
+        #expect(stateOnly.problems == [])
+        #expect(stateOnly.final.schemaMatchesFreshInstall == nil)
+        #expect(stateOnly.final.schemaDiff == nil)
+        #expect(stateOnly.final.userVersion == 1)
+        #expect(stateOnly.final.tables == ["t": 0])
+    }
+
     /// Rewrites index `t_x`'s definition behind SQLite's back (a raw connection without
     /// the defensive settings `Connection` applies).
     private func damageIndex(at path: String) throws {

@@ -32,6 +32,18 @@ public struct Verifier: Sendable {
         case off
     }
 
+    /// What `verify` compares the migrated schema with.
+    public enum SchemaComparison: Sendable {
+        /// A fresh install, built then (`freshInstallSnapshot()`).
+        case freshInstall
+        /// A fresh install the caller built already: it needs only the plan, so it can
+        /// be built before the migration ends.
+        case builtFreshInstall(Result<SchemaSnapshot, FreshInstallFailure>)
+        /// Nothing: the run stopped short of its target and only the file's state is
+        /// wanted (`schema_matches_fresh_install` and `schema_diff` stay nil).
+        case none
+    }
+
     /// How many lines of `integrity_check` / `quick_check` the report keeps.
     static let integrityLines = 10
 
@@ -51,14 +63,12 @@ public struct Verifier: Sendable {
     ///   - tablesBefore: row counts of the input, before any step ran (`TableCounts`).
     ///   - startVersion: the input's user_version; only steps after it applied in this
     ///     run and can allow a loss of rows. Nil counts every step up to the version reached.
-    ///   - freshInstall: the fresh install's schema when the caller built it already
-    ///     (`freshInstallSnapshot()`, which needs only the plan: it can run before the
-    ///     migration ends); built here when nil.
+    ///   - schema: what the schema is compared with.
     /// - Throws: only when SQLite cannot read the migrated database at all; every failed
     ///   check is a sentence in `problems` instead.
     public func verify(
         connection: Connection, tablesBefore: [String: Int64], startVersion: Int? = nil,
-        freshInstall: Result<SchemaSnapshot, FreshInstallFailure>? = nil
+        schema: SchemaComparison = .freshInstall
     ) throws(SQLiteError) -> Verification {
         var final = FinalState()
         var problems: [String] = []
@@ -102,11 +112,16 @@ public struct Verifier: Sendable {
         problems += lossProblems
 
         // Schema.
+        let freshInstall: Result<SchemaSnapshot, FreshInstallFailure>
+        switch schema {
+        case .none: return Verification(final: final, problems: problems)
+        case .freshInstall: freshInstall = Result { () throws(FreshInstallFailure) in try freshInstallSnapshot() }
+        case .builtFreshInstall(let built): freshInstall = built
+        }
         // The framework's own tables (grdb_migrations, room_master_table) are not the app's schema.
         let upgraded = try SchemaSnapshot.read(connection).removingTables(plan.runner.frameworkTables)
         do {
-            let built = try (freshInstall ?? Result { () throws(FreshInstallFailure) in try freshInstallSnapshot() }).get()
-            let diff = SchemaDiff(upgraded: upgraded, freshInstall: built.removingTables(plan.runner.frameworkTables))
+            let diff = SchemaDiff(upgraded: upgraded, freshInstall: try freshInstall.get().removingTables(plan.runner.frameworkTables))
             final.schemaMatchesFreshInstall = diff.isEmpty
             final.schemaDiff = diff.lines
             if let first = diff.lines.first {
