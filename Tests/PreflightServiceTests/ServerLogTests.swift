@@ -69,7 +69,8 @@ import PreflightService
     }
 }
 
-/// What a worker writes on its stderr reaches the server's log as a JSON line of its own.
+/// What a worker writes on its stderr reaches the server's log as a JSON line of its own,
+/// with the job it worked for.
 @Suite(.serialized) struct ServerLogRelayTests {
     private let fixtures = TemporaryDirectory("log-relay-fixtures")
 
@@ -79,7 +80,9 @@ import PreflightService
         let outside = fixtures.path + "/no-such-dir/outside"
         let server = try ServerProcess(environment: [Worker.faultVariable: "create_file=\(outside)"])
         let database = try Fixtures.notesDatabase(rows: 5, in: fixtures.path)
-        #expect(server.curl("/v1/migrations?plan=notes&launches=1", ["--data-binary", "@" + database]).status == 200)
+        let answer = server.curl("/v1/migrations?plan=notes&launches=1", ["--data-binary", "@" + database])
+        #expect(answer.status == 200)
+        let jobID = try #require(answer.json["job_id"] as? String)
         #expect(server.stop(signal: SIGTERM) == 0)
 
         let text = try String(contentsOfFile: server.stderrPath, encoding: .utf8)
@@ -90,6 +93,7 @@ import PreflightService
         #expect(!relayed.isEmpty, "\(text)")
         for line in relayed {
             #expect(line["level"] as? String == "error" && line["source"] as? String == "stderr")
+            #expect(line["job_id"] as? String == jobID)
             #expect(line["time"] is String)
         }
         #expect(log.last?["msg"] as? String == "stopped")

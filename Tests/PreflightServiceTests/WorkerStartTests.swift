@@ -14,7 +14,7 @@ import TestSupport
         let jobDirectory = try JobDirectory.create(parent: directory.path)
         let job = Job(directory: jobDirectory, plan: try NotesHistory.plan(), options: RunOptions(), device: .builtInDefault)
         let launcher = WorkerLauncher(
-            executable: try preflightExecutable(), job: job, cancellation: JobCancellation(), jobDeadline: nil)
+            executable: try preflightExecutable(), job: job, jobID: job.id, cancellation: JobCancellation(), jobDeadline: nil)
         return (launcher, jobDirectory)
     }
 

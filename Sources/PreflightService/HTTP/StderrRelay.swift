@@ -9,7 +9,8 @@ import Simulation
 /// do the runtime and a few start-up warnings; with the relay, fd 2 is a pipe, the log
 /// writes to the real stderr (saved, close-on-exec, so workers never get it), and a thread
 /// turns each line read from the pipe into a log line `{"level": "error", "msg": LINE,
-/// "source": "stderr"}`: whatever reaches stderr is something a person should see.
+/// "source": "stderr"}`, with the `job_id` a worker's line names (`WorkerStderr`):
+/// whatever reaches stderr is something a person should see.
 final class StderrRelay: Sendable {
     let log: RequestLog
     private let pipeOutput: Int32
@@ -70,6 +71,10 @@ final class StderrRelay: Sendable {
     private func relay(_ bytes: ArraySlice<UInt8>) {
         let text = String(decoding: bytes, as: UTF8.self).trimmingCharacters(in: .whitespacesAndNewlines)
         guard !text.isEmpty else { return }
-        log.write(.error, text, [("source", .string("stderr"))])
+        if let (jobID, message) = WorkerStderr.job(of: text) {
+            log.write(.error, message, [("source", .string("stderr")), ("job_id", .string(jobID))])
+        } else {
+            log.write(.error, text, [("source", .string("stderr"))])
+        }
     }
 }

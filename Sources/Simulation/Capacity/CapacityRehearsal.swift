@@ -29,7 +29,7 @@ public final class CapacityRehearsal: Sendable {
         let deadline = ContinuousClock.now + .seconds(request.maxSeconds)
         let synthesis = Job(directory: directory, plan: request.plan, options: request.options, device: request.device)
         let launcher = WorkerLauncher(
-            executable: workerExecutable, job: synthesis, cancellation: cancellation, jobDeadline: deadline)
+            executable: workerExecutable, job: synthesis, jobID: synthesis.id, cancellation: cancellation, jobDeadline: deadline)
         let sample = try measureSample(directory, request: request, launcher: launcher)
         let fromVersion = request.fromVersion ?? sample?.userVersion ?? 1
         guard (1..<request.target).contains(fromVersion) else {

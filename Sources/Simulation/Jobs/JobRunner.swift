@@ -23,7 +23,7 @@ public final class JobRunner: Sendable {
         var run = JobRun(
             job: job,
             launcher: WorkerLauncher(
-                executable: workerExecutable, job: job, cancellation: cancellation,
+                executable: workerExecutable, job: job, jobID: job.id, cancellation: cancellation,
                 jobDeadline: job.maxJobSeconds.map { ContinuousClock.now + .seconds($0) }),
             progress: progress)
         let outcome = run.execute()

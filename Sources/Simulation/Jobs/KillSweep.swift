@@ -191,7 +191,7 @@ private struct SweepReplays {
         var replay = JobRun(
             job: job,
             launcher: WorkerLauncher(
-                executable: run.launcher.executable, job: job, cancellation: run.launcher.cancellation,
+                executable: run.launcher.executable, job: job, jobID: run.launcher.jobID, cancellation: run.launcher.cancellation,
                 jobDeadline: run.launcher.jobDeadline),
             progress: nil)
         replay.input = run.input

@@ -6,6 +6,9 @@ import MigrationCore
 struct WorkerLauncher {
     let executable: String
     let job: Job
+    /// The job the workers' stderr lines name (`WorkerStderr`): a sweep's replays run in
+    /// a directory of their own inside the job's.
+    let jobID: String
     let cancellation: JobCancellation
     /// When the job's `max_job_seconds` run out: every worker is killed then, whatever it does.
     let jobDeadline: ContinuousClock.Instant?
@@ -114,13 +117,13 @@ struct WorkerLauncher {
     }
 
     /// A minimal environment: temp files in the job's own directory (so that the space
-    /// VFS sees them where the quota applies), nothing else of the parent's but the
-    /// test-only fault hook.
+    /// VFS sees them where the quota applies), the job's id, nothing else of the parent's
+    /// but the test-only fault hook.
     private var environment: [String: String] {
         // No Swift backtracer: a crashing worker should die at once, as an app does.
         var result = [
             "SQLITE_TMPDIR": job.directory.path, "TMPDIR": job.directory.path, "PATH": "/usr/bin:/bin",
-            "SWIFT_BACKTRACE": "enable=no",
+            "SWIFT_BACKTRACE": "enable=no", WorkerStderr.jobVariable: jobID,
         ]
         if let fault = ProcessInfo.processInfo.environment[Worker.faultVariable] {
             result[Worker.faultVariable] = fault

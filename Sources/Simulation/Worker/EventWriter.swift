@@ -18,7 +18,7 @@ enum EventWriter {
         do {
             line = try encoder.encode(value)
         } catch {
-            FileHandle.standardError.write(Data("preflight worker: cannot encode an event line: \(error)\n".utf8))
+            WorkerStderr.say("cannot encode an event line: \(error)")
             exit(70)
         }
         line.append(UInt8(ascii: "\n"))

@@ -101,8 +101,7 @@ final class FaultInjection: MigrationHooks {
         let descriptor = open(path, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0o600)
         let outcome = descriptor >= 0 ? "created" : "errno \(errno) (\(String(cString: strerror(errno))))"
         if descriptor >= 0 { close(descriptor) }
-        let line = "preflight worker: test fault create_file \(path): \(outcome)\n"
-        _ = line.withCString { write(2, $0, strlen($0)) }
+        WorkerStderr.say("test fault create_file \(path): \(outcome)")
     }
 
     /// Dies as the OS watchdog kills: SIGKILL, which cannot be caught or cleaned up after.

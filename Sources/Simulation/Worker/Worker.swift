@@ -101,7 +101,7 @@ public enum Worker {
             }
             return 0
         } catch {
-            FileHandle.standardError.write(Data("preflight worker: \(error)\n".utf8))
+            WorkerStderr.say("\(error)")
             return 1
         }
     }

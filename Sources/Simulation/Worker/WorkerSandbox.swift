@@ -51,7 +51,7 @@ public enum WorkerSandbox {
             try confineFiles(to: jobDirectory, readable: readable)
         } catch {
             // The server says workers are confined (`fileSandbox`); one that cannot be must not run.
-            FileHandle.standardError.write(Data("preflight worker: cannot confine file access: \(error)\n".utf8))
+            WorkerStderr.say("cannot confine file access: \(error)")
             _exit(71)
         }
     }
