@@ -32,7 +32,7 @@ struct WorkerLauncher {
     }
 
     /// A worker process started ahead of its turn, waiting for its go: by then it has
-    /// loaded its binary and confined itself (some 10 ms of a 80 MB binary's start), so
+    /// loaded its binary and confined itself (some 10 ms of an 80 MB binary's start), so
     /// that this is not on the job's path. Run it once (`run(_:)`), or `discard()` it.
     final class Started {
         let task: Worker.Task
@@ -75,10 +75,10 @@ struct WorkerLauncher {
 
     /// Gives `started` its go and reads it to its end. With `watchdogMs` (the device's
     /// time, scaled by the options' `time_scale`), the process is SIGKILLed when that
-    /// much wall-clock time has passed since its go: the launch of the app, whose own
-    /// process start is not this worker's. A `migrate` worker is watched by the device's
-    /// low-memory killer. Every worker is also killed at the job's deadline, which takes
-    /// precedence when both have passed.
+    /// much wall-clock time has passed since it was started, less the time it waited for
+    /// its go (`ChildProcess.go`): process start is part of a phone's launch, the wait is
+    /// not. A `migrate` worker is watched by the device's low-memory killer. Every worker
+    /// is also killed at the job's deadline, which takes precedence when both have passed.
     func run(_ started: Started, watchdogMs: Int? = nil, onLine: ([UInt8]) -> Void = { _ in }) -> Run {
         let child = started.child
         started.ran = true
