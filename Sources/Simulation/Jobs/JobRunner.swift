@@ -176,12 +176,9 @@ struct JobRun {
         reading = BackgroundTask { [job, walCheck] in try UploadReading.read(job.input.database, walCheck: walCheck) }
         if let inspectRun {
             let inspected: WorkerReport?
-            do {
-                inspected = try inspectRun.get()
-            } catch let timeLimit as OutOfJobTime {
-                return stop(.failed, timeLimitFailure(timeLimit.phase))
-            } catch {
-                return stop(.failed, workerStartFailure(error))
+            switch inspectRun {
+            case .success(let report): inspected = report
+            case .failure(let timeLimit): return stop(.failed, timeLimitFailure(timeLimit.phase))
             }
             guard let inspection = inspected else {
                 return stop(.invalidDatabase, Failure(
@@ -540,10 +537,10 @@ struct JobRun {
 
     /// Runs the inspecting worker (on the upload where it lies, or on the work copy),
     /// timing it as the counts' phase.
-    private mutating func inspect(_ inspector: WorkerLauncher.Started) -> Result<WorkerReport?, any Error> {
+    private mutating func inspect(_ inspector: WorkerLauncher.Started) -> Result<WorkerReport?, OutOfJobTime> {
         let counting = ContinuousClock.now
         defer { phases.countMs = milliseconds(ContinuousClock.now - counting) }
-        return Result<WorkerReport?, any Error> { try runReportingWorker(inspector) }
+        return Result { () throws(OutOfJobTime) in try runReportingWorker(inspector) }
     }
 
     /// - Parameter startVersion: where the input stands as the plan's runner keeps versions
@@ -608,14 +605,7 @@ func sha256OfFile(_ path: String) throws(FileError) -> String {
     guard source >= 0 else { throw FileError("cannot open", path) }
     defer { close(source) }
     var hasher = SHA256()
-    var buffer = [UInt8](repeating: 0, count: 1 << 20)
-    while true {
-        let count = buffer.withUnsafeMutableBytes { read(source, $0.baseAddress, $0.count) }
-        if count < 0 && errno == EINTR { continue }
-        guard count >= 0 else { throw FileError("cannot read", path) }
-        if count == 0 { break }
-        buffer[..<count].withUnsafeBytes { hasher.update(buffer: $0) }
-    }
+    try readPieces(of: source, path: path) { hasher.update(buffer: $0) }
     return hasher.finalizeHex()
 }
 

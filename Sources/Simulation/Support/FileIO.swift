@@ -49,13 +49,24 @@ public func copyFile(_ path: String, to copy: String) throws(FileError) {
         }
         break
     }
-    var buffer = [UInt8](repeating: 0, count: 1 << 20)
+    try readPieces(of: source, path: path) { (piece) throws(FileError) in
+        guard writeAll(destination, piece) else { throw FileError("cannot write", copy) }
+    }
+}
+
+/// Reads the open file `descriptor` (at `path`, for the error) from where it stands to
+/// its end in 1 MiB pieces, handing each to `body`.
+func readPieces(
+    of descriptor: Int32, path: String, _ body: (UnsafeRawBufferPointer) throws(FileError) -> Void
+) throws(FileError) {
+    let buffer = UnsafeMutableRawBufferPointer.allocate(byteCount: 1 << 20, alignment: 1)
+    defer { buffer.deallocate() }
     while true {
-        let count = buffer.withUnsafeMutableBytes { read(source, $0.baseAddress, $0.count) }
+        let count = read(descriptor, buffer.baseAddress, buffer.count)
         if count < 0 && errno == EINTR { continue }
         guard count >= 0 else { throw FileError("cannot read", path) }
         if count == 0 { return }
-        guard buffer[..<count].withUnsafeBytes({ writeAll(destination, $0) }) else { throw FileError("cannot write", copy) }
+        try body(UnsafeRawBufferPointer(rebasing: buffer[..<count]))
     }
 }
 
