@@ -37,10 +37,11 @@ let package = Package(
         // An app's launch gate on MigrationCore alone: proves the core is embeddable.
         .executableTarget(name: "launch-gate", dependencies: ["MigrationCore"], path: "Examples/LaunchGate"),
         .target(name: "TestSupport", dependencies: ["MigrationCore", "Simulation", "CSQLite"], path: "Tests/TestSupport"),
+        .target(name: "CPageCache", path: "Tests/CPageCache"),
         .testTarget(name: "MigrationCoreTests", dependencies: ["MigrationCore", "TestSupport", "CSQLite", "CSpaceVFS"]),
         .testTarget(
             name: "PreflightServiceTests",
-            dependencies: ["PreflightService", "Simulation", "MigrationCore", "TestSupport", "CSQLite"],
+            dependencies: ["PreflightService", "Simulation", "MigrationCore", "TestSupport", "CSQLite", "CPageCache"],
             exclude: ["Fixtures"]),
         .testTarget(
             name: "DifferentialTests", dependencies: ["MigrationCore", "TestSupport", "CSQLite"],

@@ -11,3 +11,7 @@ int preflight_pipe_cloexec(int fds[2]) { return pipe2(fds, O_CLOEXEC); }
 long preflight_copy_file_range(int in, int out, unsigned long count) {
     return copy_file_range(in, NULL, out, NULL, count, 0);
 }
+
+int preflight_start_writeback(int fd, long long offset, long long count) {
+    return sync_file_range(fd, offset, count, SYNC_FILE_RANGE_WRITE);
+}

@@ -3,7 +3,8 @@
 /*
 ** Linux process calls that Swift's Glibc module does not import (they need
 ** _GNU_SOURCE, <sys/prctl.h> or syscall(2)): what a worker needs to die with its parent
-** and to confine itself, and what a parent needs to start it without leaking descriptors.
+** and to confine itself, what a parent needs to start it without leaking descriptors,
+** and the kernel's copy and writeback of a file.
 */
 
 /* prctl(PR_SET_PDEATHSIG, sig): the kernel sends `sig` to this process when its parent
@@ -17,6 +18,11 @@ int preflight_pipe_cloexec(int fds[2]);
 ** offset of `in` to that of `out`, inside the kernel (a reflink where the filesystem
 ** shares extents). Returns the bytes copied, 0 at the end of `in`, or -1 with errno. */
 long preflight_copy_file_range(int in, int out, unsigned long count);
+
+/* sync_file_range(fd, offset, count, SYNC_FILE_RANGE_WRITE): starts the disk writing the
+** dirty pages of that range without waiting for them (it may wait for room in the
+** disk's queue). Returns 0 or -1 with errno. */
+int preflight_start_writeback(int fd, long long offset, long long count);
 
 /*
 ** Landlock (Linux 5.13+; no libc wrappers in bookworm's glibc, so syscall(2)): a process

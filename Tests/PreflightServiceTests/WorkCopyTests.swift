@@ -1,0 +1,66 @@
+import CPageCache
+import Foundation
+import Glibc
+import MigrationCore
+import Testing
+import TestSupport
+@testable import Simulation
+
+/// The work copy a rehearsal runs on (`JobInput.copy`): the device's bytes, and on the
+/// disk before the first launch starts, as the device's file is. Otherwise the first
+/// launch's first sync writes the whole copy, inside that launch's watchdog budget.
+@Suite struct WorkCopyTests {
+    let directory = TemporaryDirectory("work-copy")
+
+    /// Whether this kernel tells what the page cache holds of a file (cachestat, Linux 6.5).
+    static let kernelTellsDirtyPages: Bool = {
+        var dirty: UInt64 = 0, writeback: UInt64 = 0
+        return preflight_test_unwritten_pages(STDIN_FILENO, &dirty, &writeback) != -ENOSYS
+    }()
+
+    /// The pages of `path` that are not on the disk yet: dirty, or on their way there.
+    private func unwrittenPages(_ path: String) throws -> UInt64 {
+        let file = open(path, O_RDONLY | O_CLOEXEC)
+        try #require(file >= 0, "cannot open \(path)")
+        defer { close(file) }
+        var dirty: UInt64 = 0, writeback: UInt64 = 0
+        let result = preflight_test_unwritten_pages(file, &dirty, &writeback)
+        try #require(result == 0, "cachestat: \(String(cString: strerror(-result)))")
+        return dirty + writeback
+    }
+
+    /// A device's WAL-mode database with rows in both files, the WAL left uncheckpointed.
+    private func deviceDatabase() throws -> JobInput {
+        let path = directory.file("device.db")
+        let app = try Connection(path: path, create: true)
+        try app.execute("PRAGMA journal_mode = WAL; PRAGMA wal_autocheckpoint = 0;")
+        try app.execute(NotesHistory.schema(version: 2))
+        try app.execute("""
+            WITH RECURSIVE n(i) AS (SELECT 1 UNION ALL SELECT i + 1 FROM n WHERE i < 20000)
+            INSERT INTO notes(id, title, updated_at) SELECT i, hex(randomblob(200)), i FROM n
+            """)
+        try app.execute("PRAGMA wal_checkpoint(TRUNCATE)")
+        try app.execute("UPDATE notes SET title = upper(title) WHERE id <= 2000")
+        app.keepWALOnClose()
+        return JobInput(database: path, wal: path + "-wal")
+    }
+
+    @Test(.enabled(if: kernelTellsDirtyPages, "cachestat(2) needs Linux 6.5"))
+    func theWorkCopyIsOnTheDiskWhenItIsMade() throws {
+        let input = try deviceDatabase()
+        let wal = try #require(input.existingWAL)
+        // What the copy was before: the same bytes left in the page cache, to be written
+        // by whoever syncs the file first.
+        let plain = directory.file("plain.db")
+        try copyFile(input.database, to: plain)
+        #expect(try unwrittenPages(plain) > 0)
+
+        let work = DatabaseFiles(directory.file("work.db"))
+        try input.copy(to: work)
+        #expect(try unwrittenPages(work.path) == 0)
+        #expect(try unwrittenPages(work.wal) == 0)
+        #expect(FixtureDatabase.sha256(of: work.path) == FixtureDatabase.sha256(of: input.database))
+        #expect(FixtureDatabase.sha256(of: work.wal) == FixtureDatabase.sha256(of: wal))
+        #expect(try FixtureDatabase.count("notes", at: work.path) == 20_000)
+    }
+}
