@@ -42,13 +42,13 @@ import TestSupport
         Issue.record("worker \(worker.pid) did not wait for its go")
     }
 
-    @Test func aWorkerStartedAheadReadsTheJobOnlyAtItsGo() throws {
+    @Test func aWorkerStartedAheadReadsTheDatabaseOnlyAtItsGo() throws {
         let (launcher, job) = try launcher()
+        try writeInstructions(job)
         let inspector = try launcher.start(.inspect)
         try waitUntilItWaits(inspector)
-        // Neither the instructions nor the database existed until now.
+        // The database did not exist until now.
         _ = try NotesHistory.database(version: 1, rows: 7, at: job.work.path)
-        try writeInstructions(job)
         let run = launcher.run(inspector)
         #expect(run.termination == .exited(0))
         let report = try JSONDecoder().decode(WorkerReport.self, from: Data(try #require(run.lines.last)))
@@ -69,6 +69,22 @@ import TestSupport
         usleep(UInt32(watchdogMs + 500) * 1_000)
         let run = launcher.run(launch, watchdogMs: watchdogMs)
         #expect(!run.killedByWatchdog)
+        #expect(run.termination == .exited(0))
+        #expect(try FixtureDatabase.userVersion(at: job.work.path) == (try NotesHistory.plan()).newestVersion)
+    }
+
+    /// Its instructions and the plan are read and decoded before the go, so that none of
+    /// it is left for the job's path: replaced by garbage while the worker waits, they
+    /// still migrate the file.
+    @Test func aWorkerHasReadItsInstructionsByItsGo() throws {
+        let (launcher, job) = try launcher()
+        try writeInstructions(job)
+        #expect(SpaceStats.create(path: job.spaceStats, quotaBytes: nil) == 0)
+        let launch = try launcher.start(.migrate, extraArguments: ["--launch", "1"])
+        try waitUntilItWaits(launch)
+        try Data("not the instructions".utf8).write(to: URL(fileURLWithPath: job.workerInstructions))
+        _ = try NotesHistory.database(version: 1, rows: 9, at: job.work.path)
+        let run = launcher.run(launch)
         #expect(run.termination == .exited(0))
         #expect(try FixtureDatabase.userVersion(at: job.work.path) == (try NotesHistory.plan()).newestVersion)
     }
@@ -95,6 +111,7 @@ import TestSupport
 
     @Test func aWorkerTheJobNoLongerNeedsIsEndedAndReaped() throws {
         let (launcher, job) = try launcher()
+        try writeInstructions(job)
         let inspector = try launcher.start(.inspect)
         try waitUntilItWaits(inspector)
         let before = try FileManager.default.contentsOfDirectory(atPath: job.path)

@@ -123,15 +123,16 @@ struct JobRun {
             // It reads the whole WAL (its checksums): beside the run, with the hash.
             walCheck = job.input.existingWAL.map { ($0, fields) }
         }
-        // 2. The worker's instructions; the work copy, made on a second thread; and what
-        // the file holds before anything runs, read by a worker (this is SQL on the
-        // upload). Without a WAL the worker reads the upload's main file where it lies,
-        // immutable (SQLite writes nothing, not beside it either), while the copy is made:
-        // both read the same bytes and neither waits for the other. A WAL is read only
-        // through a -shm made beside the database, and nothing is made beside the upload:
-        // then the worker reads the work copy, once it is made. Launch 1's worker starts
-        // during the copy too and waits for its go (so does that inspector), its process
-        // start done by the time the copy is.
+        // 2. The workers' instructions, which every worker reads at its start; the work
+        // copy, made on a second thread; and what the file holds before anything runs,
+        // read by a worker (this is SQL on the upload). Without a WAL the worker reads the
+        // upload's main file where it lies, immutable (SQLite writes nothing, not beside it
+        // either), while the copy is made: both read the same bytes and neither waits for
+        // the other. A WAL is read only through a -shm made beside the database, and
+        // nothing is made beside the upload: then the worker reads the work copy, once it
+        // is made. Launch 1's worker starts during the copy too and waits for its go (so
+        // does that inspector), its process start and its instructions done by the time
+        // the copy is.
         do {
             try writeInstructions(tablesBefore: nil)
         } catch {
@@ -552,7 +553,9 @@ struct JobRun {
             sqliteVersion: job.device.sqliteVersion, sqliteCheck: job.options.sqliteCheck, tablesBefore: tablesBefore,
             startVersion: startVersion ?? input.userVersion)
         let data = try JSONEncoder().encode(instructions)
-        try data.write(to: URL(fileURLWithPath: job.directory.workerInstructions))
+        // Replaced whole (a new file renamed over it): launch 1's worker may be reading the
+        // first version while the inspection's counts are added.
+        try data.write(to: URL(fileURLWithPath: job.directory.workerInstructions), options: .atomic)
     }
 
     /// Runs an `inspect` or `verify` worker and decodes the one line it prints; nil when

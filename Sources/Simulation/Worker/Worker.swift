@@ -64,25 +64,25 @@ public enum Worker {
         WorkerSandbox.apply(
             parentPID: invocation.parentPID, jobDirectory: directory.path, readable: invocation.input.map { [$0] } ?? [])
         do {
-            // Before its go a worker reads nothing of the job, with one exception: a
-            // verifier builds the fresh install it compares with, which needs only the
-            // plan and its instructions, final by the time a verifier is started (beside
-            // the launches; `JobRun`). A long chain's replay is then done by the time the
-            // migration is.
-            let verifiesAhead = invocation.awaitsStart && invocation.task == .verify && !invocation.finalOnly
-            let readAhead = verifiesAhead ? try readJob(directory) : nil
-            let freshInstall = readAhead.map { job in
-                Result { () throws(Verifier.FreshInstallFailure) in
-                    try verifier(directory, plan: job.plan, instructions: job.instructions, finalOnly: false).freshInstallSnapshot()
-                }
-            }
-            // Not needed after all: nothing was read but that, nothing to say.
-            if invocation.awaitsStart && !StartSignal.awaitGo() { return 0 }
             if invocation.task == .sample || invocation.task == .synthesize {
+                if invocation.awaitsStart && !StartSignal.awaitGo() { return 0 }
                 try SynthesisTask.main(invocation.task, directory: directory)
                 return 0
             }
-            let (instructions, plan) = try readAhead ?? readJob(directory)
+            // Before its go a worker reads its instructions and the plan, final by the time
+            // any worker is started (the verifier's fields are added before a verifier is),
+            // so that decoding them is done by its go, not after it on the job's path. A
+            // verifier also builds the fresh install it compares with, which needs only
+            // those: a long chain's replay is then done by the time the migration is.
+            // Nothing else of the job is read before the go: the database may not be there yet.
+            let (instructions, plan) = try readJob(directory)
+            let freshInstall = invocation.awaitsStart && invocation.task == .verify && !invocation.finalOnly
+                ? Result { () throws(Verifier.FreshInstallFailure) in
+                    try verifier(directory, plan: plan, instructions: instructions, finalOnly: false).freshInstallSnapshot()
+                }
+                : nil
+            // Not needed after all: nothing was read but that, nothing to say.
+            if invocation.awaitsStart && !StartSignal.awaitGo() { return 0 }
             switch invocation.task {
             case .inspect:
                 EventWriter.write(inspect(invocation.input ?? directory.work.path, inPlace: invocation.input != nil, plan: plan))
@@ -97,7 +97,7 @@ public enum Worker {
             case .fingerprint:
                 EventWriter.write(try fingerprint(directory, plan: plan))
             case .sample, .synthesize:
-                break
+                break  // Run above, before the job's instructions are read.
             }
             return 0
         } catch {
