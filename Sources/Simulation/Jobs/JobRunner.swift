@@ -266,15 +266,13 @@ struct JobRun {
             }
             let run: WorkerLauncher.Run
             var progressLine = ProgressLine(launch: number, plan: job.plan, inputTables: input.tables)
+            var log = LaunchRecord.EventLog()
             do {
                 let worker = try firstLaunch.take() ?? launcher.start(.migrate, extraArguments: launchArguments(number))
                 run = launcher.run(
                     worker, watchdogMs: job.options.watchdogMs,
-                    onLine: { line in
-                        // Progress is for a person watching; the report decodes the lines
-                        // again (LaunchRecord), so a line skipped here is not lost.
-                        guard let progress,
-                            let event = try? JSONDecoder().decode(MigrationEvent.self, from: Data(line)),
+                    onLine: { line, atMs in
+                        guard let event = log.add(line, atMs: atMs), let progress,
                             let text = progressLine.describe(event)
                         else { return }
                         progress(text)
@@ -282,7 +280,7 @@ struct JobRun {
             } catch {
                 return stopAfterMigration(.failed, workerStartFailure(error))
             }
-            let record = LaunchRecord(number: number, runner: runner, run: run)
+            let record = LaunchRecord(number: number, runner: runner, run: run, log: log)
             let stats = SpaceStats.read(path: job.directory.spaceStats)
             ledger.record(record, spaceAtEnd: stats)
             // Where the previous launch left the file is where this one found it.

@@ -12,22 +12,31 @@ struct LaunchRecord {
     let eventTimesMs: [Int]
     let run: WorkerLauncher.Run
 
-    init(number: Int, runner: Runner, run: WorkerLauncher.Run) {
+    /// A launch's events, decoded as its worker writes them (`WorkerLauncher.run`'s
+    /// `onLine`), while it runs, rather than all at once after it, on the job's path: a
+    /// chunked rebuild writes one per batch.
+    struct EventLog {
+        fileprivate(set) var events: [MigrationEvent] = []
+        fileprivate(set) var timesMs: [Int] = []
+        private let decoder = JSONDecoder()
+
+        /// Adds `line`, read `atMs` after the process started, and answers its event; nil
+        /// for the one line that is not an event, the last one of a killed worker, cut
+        /// short mid-write: what it would have said did not happen durably.
+        mutating func add(_ line: [UInt8], atMs: Int) -> MigrationEvent? {
+            guard let event = try? decoder.decode(MigrationEvent.self, from: Data(line)) else { return nil }
+            events.append(event)
+            timesMs.append(atMs)
+            return event
+        }
+    }
+
+    init(number: Int, runner: Runner, run: WorkerLauncher.Run, log: EventLog) {
         self.number = number
         self.runner = runner
         self.run = run
-        let decoder = JSONDecoder()
-        var events: [MigrationEvent] = []
-        var times: [Int] = []
-        for (line, time) in zip(run.lines, run.lineTimesMs) {
-            // The one line that is not an event is the last one of a killed worker, cut
-            // short mid-write: what it would have said did not happen durably.
-            guard let event = try? decoder.decode(MigrationEvent.self, from: Data(line)) else { continue }
-            events.append(event)
-            times.append(time)
-        }
-        self.events = events
-        self.eventTimesMs = times
+        self.events = log.events
+        self.eventTimesMs = log.timesMs
     }
 
     var opened: MigrationEvent? { events.first { $0.event == .opened } }

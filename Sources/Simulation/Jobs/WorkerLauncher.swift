@@ -25,8 +25,6 @@ struct WorkerLauncher {
         /// It was killed because the job's own deadline came first (`max_job_seconds`).
         var killedByJobDeadline = false
         var elapsedMs = 0
-        /// Milliseconds from process start to each line, in order.
-        var lineTimesMs: [Int] = []
         /// What the low-memory killer saw of a `migrate` worker (and whether it killed it).
         var memory: LowMemoryKiller.Observation?
     }
@@ -67,10 +65,8 @@ struct WorkerLauncher {
     }
 
     /// Starts `task` and runs it at once (`run(_:watchdogMs:onLine:)`).
-    func run(
-        _ task: Worker.Task, extraArguments: [String] = [], watchdogMs: Int? = nil, onLine: ([UInt8]) -> Void = { _ in }
-    ) throws -> Run {
-        run(try start(task, extraArguments: extraArguments), watchdogMs: watchdogMs, onLine: onLine)
+    func run(_ task: Worker.Task, extraArguments: [String] = []) throws -> Run {
+        run(try start(task, extraArguments: extraArguments))
     }
 
     /// Gives `started` its go and reads it to its end. With `watchdogMs` (the device's
@@ -79,7 +75,9 @@ struct WorkerLauncher {
     /// its go (`ChildProcess.go`): process start is part of a phone's launch, the wait is
     /// not. A `migrate` worker is watched by the device's low-memory killer. Every worker
     /// is also killed at the job's deadline, which takes precedence when both have passed.
-    func run(_ started: Started, watchdogMs: Int? = nil, onLine: ([UInt8]) -> Void = { _ in }) -> Run {
+    func run(
+        _ started: Started, watchdogMs: Int? = nil, onLine: (_ line: [UInt8], _ atMs: Int) -> Void = { _, _ in }
+    ) -> Run {
         let child = started.child
         started.ran = true
         cancellation.workerStarted(child.pid)
@@ -93,8 +91,7 @@ struct WorkerLauncher {
             let (line, lineExpired) = child.readLine(deadline: deadline, shouldStop: { cancellation.isCancelled })
             if let line {
                 run.lines.append(line)
-                onLine(line)
-                run.lineTimesMs.append(milliseconds(ContinuousClock.now - child.startedAt))
+                onLine(line, milliseconds(ContinuousClock.now - child.startedAt))
                 if let deadline, ContinuousClock.now >= deadline {
                     expired = true
                     break
