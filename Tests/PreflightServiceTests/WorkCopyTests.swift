@@ -12,10 +12,25 @@ import TestSupport
 @Suite struct WorkCopyTests {
     let directory = TemporaryDirectory("work-copy")
 
-    /// Whether this kernel tells what the page cache holds of a file (cachestat, Linux 6.5).
-    static let kernelTellsDirtyPages: Bool = {
+    /// Whether the page cache can show here that a file is on the disk: the kernel tells
+    /// what it holds of a file (cachestat, Linux 6.5), and the temporary directory's
+    /// filesystem has a disk (tmpfs shows no page dirty, ever): a file just written shows
+    /// pages left to write, and none once synced.
+    static let pageCacheShowsWrittenFiles: Bool = {
+        let path = NSTemporaryDirectory() + "preflight-page-cache-probe-\(getpid())"
+        let file = open(path, O_RDWR | O_CREAT | O_TRUNC | O_CLOEXEC, 0o600)
+        guard file >= 0 else { return false }
+        defer {
+            close(file)
+            unlink(path)
+        }
+        let bytes = [UInt8](repeating: 1, count: 1 << 16)
         var dirty: UInt64 = 0, writeback: UInt64 = 0
-        return preflight_test_unwritten_pages(STDIN_FILENO, &dirty, &writeback) != -ENOSYS
+        guard bytes.withUnsafeBytes({ writeAll(file, $0) }),
+            preflight_test_unwritten_pages(file, &dirty, &writeback) == 0, dirty + writeback > 0,
+            fdatasync(file) == 0
+        else { return false }
+        return preflight_test_unwritten_pages(file, &dirty, &writeback) == 0 && dirty + writeback == 0
     }()
 
     /// The pages of `path` that are not on the disk yet: dirty, or on their way there.
@@ -45,7 +60,7 @@ import TestSupport
         return JobInput(database: path, wal: path + "-wal")
     }
 
-    @Test(.enabled(if: kernelTellsDirtyPages, "cachestat(2) needs Linux 6.5"))
+    @Test(.enabled(if: pageCacheShowsWrittenFiles, "needs cachestat(2) (Linux 6.5) and a temporary directory on a disk"))
     func theWorkCopyIsOnTheDiskWhenItIsMade() throws {
         let input = try deviceDatabase()
         let wal = try #require(input.existingWAL)
