@@ -174,12 +174,17 @@ struct ServerTests {
     }
 
     @Test func concurrentJobsWhileHealthAnswersAtOnce() throws {
-        let server = try ServerProcess(environment: ["PREFLIGHT_MAX_CONCURRENT_JOBS": "2", "PREFLIGHT_QUEUE_LENGTH": "1"])
+        // Two jobs held (their step would run for minutes) until their clients leave, so that
+        // two running and one waiting lasts as long as the checks take on any machine: with
+        // the one-second "slow" plan, a loaded machine ended the window before the checks.
+        var plans = Fixtures.plans
+        plans["held"] = Fixtures.notesPlan(name: "held", slowRows: 500_000_000)
+        let server = try ServerProcess(environment: ["PREFLIGHT_MAX_CONCURRENT_JOBS": "2", "PREFLIGHT_QUEUE_LENGTH": "1"], plans: plans)
         let database = try Fixtures.notesDatabase(in: fixtures)
-        let uploads = BackgroundUploads(server: server, database: database)
-        uploads.start(plan: "slow")
-        uploads.start(plan: "slow")
+        let held = try (0..<2).map { _ in try startCurl(server.base + "/v1/migrations?plan=held", ["--data-binary", "@" + database]) }
+        defer { for client in held where client.isRunning { kill(client.processIdentifier, SIGKILL) } }
         #expect(server.eventually { server.health["running"] == 2 })
+        let uploads = BackgroundUploads(server: server, database: database)
         uploads.start(plan: "notes")
         // A third job waits in the queue while two run; health answers at once.
         #expect(server.eventually { server.health["queued"] == 1 })
@@ -189,9 +194,15 @@ struct ServerTests {
         let health = server.get("/healthz")
         #expect(health.status == 200)
         #expect(health.json["jobs"] as? [String: Int] == ["running": 2, "queued": 1, "uploading": 0, "kept": 0])
-        #expect(uploads.finished(within: 60), "uploads unanswered after 60 s: \(uploads.results.count) of 3 answered")
-        #expect(uploads.results.map(\.status) == [200, 200, 200])
-        #expect(try Set(uploads.results.map { try $0.report.jobID }).count == 3)
+        // The held jobs are cancelled when their clients leave; the waiting one then runs.
+        for client in held {
+            kill(client.processIdentifier, SIGKILL)
+            client.waitUntilExit()
+        }
+        #expect(uploads.finished(within: 60), "the queued upload was unanswered after 60 s")
+        #expect(uploads.results.map(\.status) == [200])
+        #expect(try uploads.results.first?.report.outcome == .completed)
+        #expect(server.eventually { server.metric("preflight_jobs_total{outcome=\"cancelled\"}") == 2 })
         #expect(server.eventually { server.jobDirEntries.isEmpty })
     }
 
