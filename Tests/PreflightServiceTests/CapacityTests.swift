@@ -110,7 +110,7 @@ struct CapacityTests {
     /// under `per_step` each step commits, so the app still gets there after kills until a
     /// single step outlasts it (CONTRACT §1's runner table, FIDELITY.md).
     @Test func perStepAndSQLiteOpenHelperHaveDifferentBoundaries() throws {
-        let options = ["--watchdog-ms", "400", "--launches", "5", "--max-seconds", "150", "--table", "items"]
+        let options = ["--watchdog-ms", "1000", "--launches", "5", "--max-seconds", "150", "--table", "items"]
         let helper = try capacity(
             ["--plan", try writePlan(Self.rewritePlan(steps: 3, runner: "sqliteopenhelper"), "helper.json")] + options).answer
         let perStep = try capacity(["--plan", try writePlan(Self.rewritePlan(steps: 3), "per-step.json")] + options).answer
