@@ -5,10 +5,17 @@ import CSQLite
 /// The swap keeps the old table whole until `user_version` says N (an app rolled back to
 /// version N-1 still finds every row). Dropping it at once would be one transaction as
 /// large as the table: with `secure_delete` on (Android, Debian) every freed page is
-/// overwritten, about a second per 110 MB here. So its rows go in batches of
-/// `batchRowsMultiple` times the step's `batch_rows`, each batch its own transaction with
-/// the cursor, and the table, down to less than one batch by then, is dropped in the
-/// last small transaction together with the step's progress row.
+/// journaled and overwritten, so its journal needs as much free disk as the table (117 MB
+/// for a 131 MB file here) on a disk the new table has just filled further, and a kill
+/// in it comes back at every launch. So its rows go in transactions that each free about
+/// `batchBytes`, each with the cursor, and what is left once less than that remains is
+/// dropped in the last transaction together with the step's progress row: a `DROP`
+/// frees pages without deleting row by row, which by hand took 450 ms for the million
+/// rows that 100 committed deletes of 10,000 took 780 ms for.
+///
+/// How many rows free `batchBytes` is measured, not assumed: the first transactions
+/// delete `batchRowsMultiple` times the step's `batch_rows`, and the pages they free
+/// (the file's pages in use, before and after) size the transactions after them.
 ///
 /// The database is already at version N while this runs: a launch killed here leaves a
 /// `purge` progress row, and the next launch finishes it (`TableRebuild.finishPendingPurge`)
@@ -18,14 +25,21 @@ struct OldTablePurge {
     /// Prefix of the name the swap gives the old table.
     static let prefix = ProgressStore.internalPrefix + "old_"
 
-    /// Rows per purge transaction, as a multiple of the step's `batch_rows`. Every commit
-    /// has a fixed price (its syncs: about 2 ms with a rollback journal here, as much as
-    /// deleting 1,000 rows), and the purge, coming after the bump, only has to stay small
-    /// next to the watchdog, not as small as a copy batch. `preflight-bench rebuild`
-    /// (1,000,000 rows, batch_rows 2,000, rollback journal): about 2.0-2.4x the
-    /// one-transaction change with purge batches of 1x, 1.7-1.9x with 5x; 20x gained
-    /// nothing more.
+    /// The pages one purge transaction frees, about: the free disk its journal needs (with
+    /// `secure_delete`, each freed page is journaled and zeroed), and what the last one
+    /// drops at most. 16 MiB: next to the copy's own need (the whole new table) a small
+    /// share, and on a phone's flash a fraction of a second, far inside its watchdog; every
+    /// commit has a fixed price (its syncs, about 2 ms with a rollback journal here), which
+    /// batches of 10,000 of the benchmark's rows (1.3 MB) paid 100 times.
+    static let batchBytes: Int64 = 16 << 20
+
+    /// Rows of the first transactions, which measure the pages a row frees, as a multiple
+    /// of the step's `batch_rows`; never fewer in any transaction.
     static let batchRowsMultiple = 5
+
+    /// Freed pages that make a measurement: fewer, and a page or two's rounding would
+    /// size the transactions after them many times too large.
+    static let measuredPages: Int64 = 64
 
     let connection: Connection
     /// The renamed old table.
@@ -33,9 +47,9 @@ struct OldTablePurge {
     /// The step's `batch_rows`.
     let batchRows: Int
 
-    /// Deletes the first `batchRows * batchRowsMultiple` rows in each transaction until
-    /// fewer are left, then drops the table and forgets `progress`'s step. `onBatch` hears
-    /// of each committed batch, with the progress then durable.
+    /// Deletes rows in transactions of about `batchBytes` until less than that is left,
+    /// then drops the table and forgets `progress`'s step. `onBatch` hears of each
+    /// committed batch, with the progress then durable.
     func run(
         progress: inout ProgressStore.Progress, onBatch: (ProgressStore.Progress) throws(SQLiteError) -> Void
     ) throws(SQLiteError) {
@@ -45,11 +59,14 @@ struct OldTablePurge {
             try connection.chunkTransaction { () throws(SQLiteError) in try store.clear(step: progress.step) }
             return
         }
-        let ranges = try KeyRanges(table: schema, rows: batchRows * Self.batchRowsMultiple, connection: connection)
+        let leastRows = max(1, batchRows * Self.batchRowsMultiple)
+        let pageSize = max(512, try connection.integer("PRAGMA page_size"))
+        var freed = (rows: Int64(0), pages: Int64(0))
+        var ranges = try KeyRanges(table: schema, rows: leastRows, connection: connection)
         var finished = false
         while !finished {
             var batch = progress
-            try connection.chunkTransaction { () throws(SQLiteError) in
+            let pagesFreed = try connection.chunkTransaction { () throws(SQLiteError) -> Int64 in
                 let end = try ranges.batchEnd(after: nil, through: nil, keeping: nil)
                 guard let end, !end.isLast else {
                     // Less than one batch left: dropping it is a batch's worth of work.
@@ -57,17 +74,33 @@ struct OldTablePurge {
                     try store.clear(step: progress.step)
                     finished = true
                     if let end { batch.cursor = end.key; batch.batches += 1 }
-                    return
+                    return 0
                 }
+                let inUse = try pagesInUse()
                 let (condition, values) = ranges.range(after: nil, through: end.key)
                 try ranges.statement("DELETE FROM \(schema.quotedName) WHERE \(condition)").run(values)
                 batch.cursor = end.key
                 batch.batches += 1
                 try store.save(batch)
+                return inUse - (try pagesInUse())
             }
             progress = batch
             try onBatch(progress)
+            guard !finished else { break }
+            freed = (freed.rows + Int64(ranges.rows), freed.pages + pagesFreed)
+            if freed.pages >= Self.measuredPages {
+                let rows = Self.batchBytes / pageSize * freed.rows / freed.pages
+                let sized = Int(clamping: max(Int64(leastRows), rows))
+                if sized != ranges.rows { ranges = try KeyRanges(table: schema, rows: sized, connection: connection) }
+            }
         }
+    }
+
+    /// The file's pages that hold something: a freed page joins the freelist (or, with
+    /// auto_vacuum, leaves the file at the commit), so the difference across a delete is
+    /// the pages it freed.
+    private func pagesInUse() throws(SQLiteError) -> Int64 {
+        try connection.integer("PRAGMA page_count") - connection.integer("PRAGMA freelist_count")
     }
 
     /// The renamed old tables in the database (one at most, unless something else went wrong).
