@@ -28,11 +28,12 @@ import MigrationCore
 /// on memory the machine has not used yet), then `--runs` rounds, each Preflight then the
 /// CLI (ABAB), each after `sync` and with the base file read into the page cache the
 /// same way (`PageCache.warm`), so that neither pays for the other's dirty pages or
-/// finds the file colder. Prints per case the median ratio with its min-max, the
-/// medians of both sides, and where the median run's time went: the report's
-/// `timings.phases`, the launch's start (`launches[].start_ms`), the steps (their
-/// `elapsed_ms`; with no free-space limit no space estimate runs in them), and what the
-/// process spent outside the runner.
+/// finds the file colder. Prints per case the median of the rounds' ratios with its
+/// min-max (each round's pair shares the machine's state of the moment), the medians of
+/// both sides and their ratio (which a few slow rounds on one side move more), and where
+/// the median run's time went: the report's `timings.phases`, the launch's start
+/// (`launches[].start_ms`), the steps (their `elapsed_ms`; with no free-space limit no
+/// space estimate runs in them), and what the process spent outside the runner.
 ///
 /// `--scaling`: the `rebuild` and `chunked` cases at each of `--scaling-rows`, one line
 /// per size: the ratio and Preflight's overhead over the CLI in seconds, which must stay
@@ -76,14 +77,15 @@ func runRunBenchmark(arguments: [String]) throws {
                 let result = try RunBench.compare(
                     change, base: base, rows: rows, root: root, runs: runs, warmup: warmup, preflight: executable)
                 table.append("| \(mode) | \(change.rawValue) | \(rows) | \(megabytes) MB | "
-                    + String(format: "%.2f s | %.2f s | %.2fx (%.2f-%.2fx) | %+.2f s |", result.preflight, result.byHand,
-                        result.ratio, result.minRatio, result.maxRatio, result.preflight - result.byHand))
+                    + String(format: "%.2f s | %.2f s | %.2fx (%.2f-%.2fx) | %.2fx | %+.2f s |", result.preflight, result.byHand,
+                        result.ratio, result.minRatio, result.maxRatio, result.preflight / result.byHand,
+                        result.preflight - result.byHand))
             }
         }
     }
     print("\nload when done: \(loadAverage())")
-    print("\n| mode | case | rows | file | preflight run | by hand | ratio (min-max) | overhead |")
-    print("|---|---|---|---|---|---|---|---|")
+    print("\n| mode | case | rows | file | preflight run | by hand | ratio (min-max) | medians' ratio | overhead |")
+    print("|---|---|---|---|---|---|---|---|---|")
     table.forEach { print($0) }
 }
 
@@ -179,8 +181,8 @@ private enum RunBench {
         print("  \(change.label):")
         print("    preflight run \(format(middle.seconds)) s (\(format(times[0]))-\(format(times[runs - 1]))), "
             + "cp + sqlite3 \(format(sortedBaselines[runs / 2])) s (\(format(sortedBaselines[0]))-\(format(sortedBaselines[runs - 1]))); "
-            + "ratio \(String(format: "%.2fx", ratios[runs / 2])) (\(String(format: "%.2f-%.2fx", ratios[0], ratios[runs - 1]))); "
-            + "outcome \(outcomes)")
+            + "ratio \(String(format: "%.2fx", ratios[runs / 2])) (\(String(format: "%.2f-%.2fx", ratios[0], ratios[runs - 1]))), "
+            + "the medians' ratio \(String(format: "%.2fx", middle.seconds / sortedBaselines[runs / 2])); outcome \(outcomes)")
         func phase(_ name: String) -> Int { middle.phases[name] as? Int ?? 0 }
         // A launch's `elapsed_ms` counts its worker's whole start, which ran before its go,
         // beside the copy; the launches' phase, from the go, does not.
