@@ -14,8 +14,8 @@ import CSQLite
 /// rows that 100 committed deletes of 10,000 took 780 ms for.
 ///
 /// How many rows free `batchBytes` is measured, not assumed: the first transactions
-/// delete `batchRowsMultiple` times the step's `batch_rows`, and the pages they free
-/// (the file's pages in use, before and after) size the transactions after them.
+/// delete `batchRowsMultiple` times the step's `batch_rows`, and the pages freed so far
+/// (the file's pages in use before and after each delete) size the transactions after them.
 ///
 /// The database is already at version N while this runs: a launch killed here leaves a
 /// `purge` progress row, and the next launch finishes it (`TableRebuild.finishPendingPurge`)
@@ -25,12 +25,13 @@ struct OldTablePurge {
     /// Prefix of the name the swap gives the old table.
     static let prefix = ProgressStore.internalPrefix + "old_"
 
-    /// The pages one purge transaction frees, about: the free disk its journal needs (with
-    /// `secure_delete`, each freed page is journaled and zeroed), and what the last one
-    /// drops at most. 16 MiB: next to the copy's own need (the whole new table) a small
-    /// share, and on a phone's flash a fraction of a second, far inside its watchdog; every
-    /// commit has a fixed price (its syncs, about 2 ms with a rollback journal here), which
-    /// batches of 10,000 of the benchmark's rows (1.3 MB) paid 100 times.
+    /// The bytes of pages one purge transaction frees, about: the free disk its journal
+    /// needs (with `secure_delete`, each freed page is journaled and zeroed), and what the
+    /// last one drops at most. 16 MiB: next to the copy's own need (the whole new table) a
+    /// small share, and on a phone's flash a fraction of a second, far inside its watchdog;
+    /// every commit has a fixed price (its syncs, about 2 ms with a rollback journal on the
+    /// earlier development machine), which batches of 10,000 of the benchmark's rows
+    /// (1.3 MB) paid 100 times.
     static let batchBytes: Int64 = 16 << 20
 
     /// Rows of the first transactions, which measure the pages a row frees, as a multiple
@@ -96,9 +97,9 @@ struct OldTablePurge {
         }
     }
 
-    /// The file's pages that hold something: a freed page joins the freelist (or, with
-    /// auto_vacuum, leaves the file at the commit), so the difference across a delete is
-    /// the pages it freed.
+    /// The file's pages that hold something: a page a delete frees joins the freelist (with
+    /// auto_vacuum too, until the commit moves it out of the file), so the difference
+    /// across the delete, inside its transaction, is the pages it freed.
     private func pagesInUse() throws(SQLiteError) -> Int64 {
         try connection.integer("PRAGMA page_count") - connection.integer("PRAGMA freelist_count")
     }
