@@ -78,7 +78,7 @@ func runRunBenchmark(arguments: [String]) throws {
                     change, base: base, rows: rows, root: root, runs: runs, warmup: warmup, preflight: executable)
                 table.append("| \(mode) | \(change.rawValue) | \(rows) | \(megabytes) MB | "
                     + String(format: "%.2f s | %.2f s | %.2fx (%.2f-%.2fx) | %.2fx | %+.2f s |", result.preflight, result.byHand,
-                        result.ratio, result.minRatio, result.maxRatio, result.preflight / result.byHand,
+                        result.ratio, result.minRatio, result.maxRatio, result.mediansRatio,
                         result.preflight - result.byHand))
             }
         }
@@ -149,6 +149,8 @@ private enum RunBench {
         var ratio: Double
         var minRatio: Double
         var maxRatio: Double
+        /// The ratio of the two sides' medians, which a few slow rounds on one side move more.
+        var mediansRatio: Double { preflight / byHand }
     }
 
     static func compare(
@@ -178,11 +180,14 @@ private enum RunBench {
         let sortedBaselines = baselines.sorted()
         let outcomes = Set(rehearsals.map(\.outcome)).sorted().joined(separator: ", ")
         let times = rehearsals.map(\.seconds).sorted()
+        let result = Result(
+            preflight: middle.seconds, byHand: sortedBaselines[runs / 2], ratio: ratios[runs / 2], minRatio: ratios[0],
+            maxRatio: ratios[runs - 1])
         print("  \(change.label):")
         print("    preflight run \(format(middle.seconds)) s (\(format(times[0]))-\(format(times[runs - 1]))), "
             + "cp + sqlite3 \(format(sortedBaselines[runs / 2])) s (\(format(sortedBaselines[0]))-\(format(sortedBaselines[runs - 1]))); "
             + "ratio \(String(format: "%.2fx", ratios[runs / 2])) (\(String(format: "%.2f-%.2fx", ratios[0], ratios[runs - 1]))), "
-            + "the medians' ratio \(String(format: "%.2fx", middle.seconds / sortedBaselines[runs / 2])); outcome \(outcomes)")
+            + "the medians' ratio \(String(format: "%.2fx", result.mediansRatio)); outcome \(outcomes)")
         func phase(_ name: String) -> Int { middle.phases[name] as? Int ?? 0 }
         // A launch's `elapsed_ms` counts its worker's whole start, which ran before its go,
         // beside the copy; the launches' phase, from the go, does not.
@@ -201,9 +206,7 @@ private enum RunBench {
             let check = try timeCheck(base, copy: root + "/check.db")
             print("    the verify phase alone against the CLI's check alone (no cp): \(phase("verify_ms")) ms vs \(check) ms")
         }
-        return Result(
-            preflight: middle.seconds, byHand: sortedBaselines[runs / 2], ratio: ratios[runs / 2], minRatio: ratios[0],
-            maxRatio: ratios[runs - 1])
+        return result
     }
 
     /// Before each timed side: the machine's dirty pages written back, the base file in the page cache.
