@@ -253,6 +253,30 @@ import TestSupport
         #expect(quick.passed)
     }
 
+    /// integrity_check runs with cell_size_check off (it examines every cell itself) and
+    /// still finds a cell that runs off its page; the caller's connection has the check
+    /// back on afterwards.
+    @Test func aCellOffItsPageIsFoundAndCellSizeCheckIsBackOn() throws {
+        let directory = TemporaryDirectory("verify")
+        let path = try FixtureDatabase.create(at: directory.file("damaged.db"), sql: """
+            CREATE TABLE t(x INTEGER, y TEXT);
+            INSERT INTO t VALUES (1, 'a'), (2, 'b'), (3, 'c');
+            PRAGMA user_version = 1;
+            """)
+        // The first cell pointer of the table's page (page 2, after its 8-byte header)
+        // now points past the end of the page.
+        let file = try #require(FileHandle(forUpdatingAtPath: path))
+        try file.seek(toOffset: 4096 + 8)
+        try file.write(contentsOf: [0x0F, 0xF0])
+        try file.close()
+        let plan = try plan([#"{"version": 1, "name": "t", "sql": "CREATE TABLE t(x INTEGER, y TEXT)"}"#])
+        let connection = try Connection(path: path)
+        let verification = try Verifier(plan: plan, target: 1, mode: .full, freshInstallPath: directory.file("fresh-install.db"))
+            .verify(connection: connection, tablesBefore: [:])
+        #expect(verification.final.integrity?.contains("On tree page 2 cell 0: Extends off end of page") == true)
+        #expect(try connection.integer("PRAGMA cell_size_check") == 1)
+    }
+
     /// The schema compared with a fresh install built ahead, with one built then, or with
     /// nothing (a state read): the last builds no fresh install at all, so where it would
     /// be built can be nowhere, and leaves the schema's fields unknown.

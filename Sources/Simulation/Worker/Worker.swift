@@ -197,13 +197,6 @@ public enum Worker {
         // launch, so it neither counts toward the run's space nor is held to its quota.
         let connection = try Connection(path: directory.work.path)
         let verifier = verifier(directory, plan: plan, instructions: instructions, finalOnly: finalOnly)
-        // For the same reason, a page cache of up to 128 MiB (SQLite's default is 2 MiB)
-        // for integrity_check: it visits each index's rows in table order, and with the
-        // default the pages of a 131 MB file were read 342,000 times (10 per page) and the
-        // check took 1.5-2.1 s; with this, 1.0-1.1 s (the sqlite3 CLI, cell_size_check on as
-        // here). Not for the rest, which reads each page once: there the cache's fresh
-        // memory costs more than it saves (a count(*) of a million rows 20 ms, not 10).
-        if verifier.mode == .full { try connection.execute("PRAGMA cache_size = -131072") }
         // A run that did not reach its target: its schema is legitimately not the fresh
         // install's, so only the state is reported, and no fresh install is built.
         let schema: Verifier.SchemaComparison = finalOnly ? .none : freshInstall.map { .builtFreshInstall($0) } ?? .freshInstall
