@@ -78,4 +78,27 @@ import TestSupport
         #expect(FixtureDatabase.sha256(of: work.wal) == FixtureDatabase.sha256(of: wal))
         #expect(try FixtureDatabase.count("notes", at: work.path) == 20_000)
     }
+
+    /// The copy is made durable only for launches that may write: a file the header shows
+    /// at the target already (under a runner that keeps its version there, with no WAL)
+    /// runs no step, and a sync would only keep the rehearsal waiting.
+    @Test func onlyAFileWithStepsToRunNeedsADurableCopy() throws {
+        let path = try FixtureDatabase.create(at: directory.file("v2.db"), sql: """
+            CREATE TABLE t(x INTEGER);
+            PRAGMA user_version = 2;
+            """)
+        let header = DatabaseHeader.read(path: path)
+        let steps = #"[{"version": 1, "sql": ["CREATE TABLE t(x INTEGER)"]}, {"version": 2, "sql": ["CREATE INDEX t_x ON t(x)"]}]"#
+        let perStep = try PlanDecoder.decode(Array(#"{"name": "t", "steps": \#(steps)}"#.utf8))
+        let input = JobInput(database: path, wal: path + "-wal")
+        #expect(!input.launchesMayWrite(header: header, plan: perStep, target: 2))
+        #expect(input.launchesMayWrite(header: header, plan: perStep, target: 1))
+        #expect(input.launchesMayWrite(header: .empty, plan: perStep, target: 2))
+        let grdbSteps = #"[{"version": 1, "id": "t", "sql": ["CREATE TABLE t(x INTEGER)"]}, {"version": 2, "id": "t_x", "sql": ["CREATE INDEX t_x ON t(x)"]}]"#
+        let grdb = try PlanDecoder.decode(Array(#"{"name": "t", "runner": "grdb", "steps": \#(grdbSteps)}"#.utf8))
+        #expect(input.launchesMayWrite(header: header, plan: grdb, target: 2))
+        // A WAL may hold a newer user_version than the header's.
+        try Data().write(to: URL(fileURLWithPath: path + "-wal"))
+        #expect(input.launchesMayWrite(header: header, plan: perStep, target: 2))
+    }
 }

@@ -50,13 +50,25 @@ public struct JobInput: Sendable {
     /// The WAL, when there is one.
     var existingWAL: String? { wal.flatMap { FileManager.default.fileExists(atPath: $0) ? $0 : nil } }
 
-    /// Copies the database and its WAL to the new files `copy`, inside the kernel, durably
-    /// (`copyFile`): the device's file is on its disk before the app starts, and a copy
-    /// still in the page cache was written by the first launch's first sync, inside that
-    /// launch's watchdog budget (131 MB: about 100 ms of a 240 ms backfill here).
-    func copy(to copy: DatabaseFiles) throws(FileError) {
-        try copyFile(database, to: copy.path, durable: true)
-        if let wal = existingWAL { try copyFile(wal, to: copy.wal, durable: true) }
+    /// Copies the database and its WAL to the new files `copy`, inside the kernel; when
+    /// `durable` (`copyFile`), on the disk when this returns: the device's file is on its
+    /// disk before the app starts, and a copy still in the page cache was written by the
+    /// first launch's first sync, inside that launch's watchdog budget (131 MB: about
+    /// 100 ms of a 240 ms backfill here).
+    func copy(to copy: DatabaseFiles, durable: Bool = true) throws(FileError) {
+        try copyFile(database, to: copy.path, durable: durable)
+        if let wal = existingWAL { try copyFile(wal, to: copy.wal, durable: durable) }
+    }
+
+    /// Whether a launch may write to the work copy of this input, whose header is
+    /// `header`, running `plan` to `target`: whether the copy must be durable. Not when the
+    /// header shows the file at the target already, under a runner that keeps its version
+    /// there, with no WAL that could hold a newer one: then no step runs, a launch on an
+    /// existing file keeps its journal mode, and no launch syncs; the sync would only
+    /// keep the rehearsal waiting (130 ms for 131 MB here).
+    func launchesMayWrite(header: HeaderReading, plan: Plan, target: Int) -> Bool {
+        guard case .database(let fields) = header, existingWAL == nil, plan.runner.keepsUserVersion else { return true }
+        return Int(fields.userVersion) != target
     }
 }
 

@@ -138,7 +138,8 @@ struct JobRun {
         } catch {
             return stop(.failed, Failure(kind: "internal", message: "cannot prepare the job directory: \(error)"))
         }
-        let copying = BackgroundTask { [job] in try JobRun.makeWorkCopy(job) }
+        let durable = job.input.launchesMayWrite(header: header, plan: job.plan, target: target)
+        let copying = BackgroundTask { [job] in try JobRun.makeWorkCopy(job, durable: durable) }
         let readsInPlace = job.input.existingWAL == nil
         let inspector: WorkerLauncher.Started?
         do {
@@ -523,14 +524,14 @@ struct JobRun {
     /// run` took as long with the hash on a second thread during the copy (medians of 10
     /// runs each, 1.91 s and 1.87 s, within the noise of a shared 2-core machine), and less
     /// than reading, hashing and writing in one pass (2.8 s).
-    private static func makeWorkCopy(_ job: Job) throws -> Int {
+    private static func makeWorkCopy(_ job: Job, durable: Bool) throws -> Int {
         let manager = FileManager.default
         let work = job.directory.work
         for file in work.all where manager.fileExists(atPath: file) {
             try manager.removeItem(atPath: file)
         }
         let copying = ContinuousClock.now
-        try job.input.copy(to: work)
+        try job.input.copy(to: work, durable: durable)
         return milliseconds(ContinuousClock.now - copying)
     }
 
@@ -600,7 +601,7 @@ private struct UploadReading: Sendable {
     }
 }
 
-/// SHA-256 of a file, read in 1 MiB pieces.
+/// SHA-256 of a file, read in pieces (`readPieces`).
 func sha256OfFile(_ path: String) throws(FileError) -> String {
     let source = open(path, O_RDONLY | O_CLOEXEC)
     guard source >= 0 else { throw FileError("cannot open", path) }

@@ -26,7 +26,7 @@ public func fileSize(_ path: String) -> Int64? {
 /// Copies `path` to the new file `copy` with copy_file_range(2): the kernel moves the
 /// bytes (or shares the extents, on a filesystem with reflinks) without a trip through
 /// this process. Where the kernel cannot (an older one, across filesystems), the bytes
-/// are read and written in 1 MiB pieces. (Foundation's `copyItem` moves 4 KiB per
+/// are read and written in pieces (`readPieces`). (Foundation's `copyItem` moves 4 KiB per
 /// `sendfile` call: a 131 MB file took it 0.35-0.43 s here, `cp`'s copy_file_range 0.11-0.17 s.)
 ///
 /// `durable`: the copy is on the disk when this returns (fdatasync), its pages sent there
@@ -75,11 +75,15 @@ private func appendContents(
 }
 
 /// Reads the open file `descriptor` (at `path`, for the error) from where it stands to
-/// its end in 1 MiB pieces, handing each to `body`.
+/// its end in 128 KiB pieces, handing each to `body`.
+///
+/// A piece small enough to stay in the core's own cache between the kernel copying it
+/// in and `body` reading it: hashing a 131 MB file took 125-135 ms of CPU in 128 KiB
+/// pieces, 170-200 ms in 1 MiB pieces.
 func readPieces(
     of descriptor: Int32, path: String, _ body: (UnsafeRawBufferPointer) throws(FileError) -> Void
 ) throws(FileError) {
-    let buffer = UnsafeMutableRawBufferPointer.allocate(byteCount: 1 << 20, alignment: 1)
+    let buffer = UnsafeMutableRawBufferPointer.allocate(byteCount: 128 << 10, alignment: 1)
     defer { buffer.deallocate() }
     while true {
         let count = read(descriptor, buffer.baseAddress, buffer.count)
