@@ -136,6 +136,30 @@ struct LaunchTests {
         #expect(try dump(directory.file("resumed.db")) == dump(directory.file("reference.db")))
     }
 
+    /// A file at its target that still holds the purge a killed launch left (a device
+    /// killed there, or an earlier rehearsal's `--out`): no step is pending, yet launch 1
+    /// writes, finishing the purge, and the file ends as an uninterrupted run's. (The
+    /// runner syncs such a work copy, as for any launch that writes.)
+    @Test func aPurgeLeftAtTheTargetIsFinishedByTheFirstLaunch() throws {
+        let directory = TemporaryDirectory("launch")
+        let database = try bigDatabase(in: directory, rows: 100_000)
+        let chunked = try plan(chunked: true, in: directory)
+        _ = try run(["--db", database, "--plan", chunked, "--out", directory.file("reference.db")], in: directory)
+        // Killed after the 200 copy batches and the purge's first.
+        let killed = try run(
+            ["--db", database, "--plan", chunked, "--launches", "1", "--out", directory.file("killed.db")], in: directory,
+            fault: "after_batches=201")
+        #expect(try killed.decodedReport.final?.userVersion == 2, "\(killed.stderr)")
+        #expect(try FixtureDatabase.count("_preflight_progress", at: directory.file("killed.db")) == 1)
+
+        let result = try run(["--db", directory.file("killed.db"), "--plan", chunked, "--out", directory.file("finished.db")], in: directory)
+        let report = try result.decodedReport
+        #expect(report.outcome == .completed, "\(result.stderr)")
+        #expect(report.steps.isEmpty)
+        #expect(report.launches.count == 1)
+        #expect(try dump(directory.file("finished.db")) == dump(directory.file("reference.db")))
+    }
+
     @Test func aCrashingWorkerIsAFailureWithAMessageNotAHang() throws {
         let directory = TemporaryDirectory("launch")
         let database = try NotesHistory.database(version: 1, at: directory.file("v1.db"))

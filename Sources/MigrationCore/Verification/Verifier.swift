@@ -152,7 +152,7 @@ public struct Verifier: Sendable {
             // The check examines every cell of every page it loads; cell_size_check would
             // examine them again on each load, and with SQLite's small default page cache an
             // index is loaded many times over. Off for the check alone (on a million-row
-            // table 1.0 s rather than 1.4 s, as the sqlite3 CLI checks), then back on for the
+            // table 0.94 s rather than 1.48 s, as the sqlite3 CLI checks), then back on for the
             // reads that follow.
             let cellSizeCheck = try connection.integer("PRAGMA cell_size_check")
             try connection.execute("PRAGMA cell_size_check = OFF")

@@ -65,7 +65,9 @@ public struct JobInput: Sendable {
     /// header shows the file at the target already, under a runner that keeps its version
     /// there, with no WAL that could hold a newer one: then no step runs, a launch on an
     /// existing file keeps its journal mode, and no launch syncs; the sync would only
-    /// keep the rehearsal waiting (130 ms for 131 MB here).
+    /// keep the rehearsal waiting (130 ms for 131 MB here). (Unless the file holds
+    /// Preflight's own unfinished work, which only SQL can see: the runner syncs the copy
+    /// when the inspection finds some.)
     func launchesMayWrite(header: HeaderReading, plan: Plan, target: Int) -> Bool {
         guard case .database(let fields) = header, existingWAL == nil, plan.runner.keepsUserVersion else { return true }
         return Int(fields.userVersion) != target

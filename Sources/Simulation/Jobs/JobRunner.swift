@@ -206,6 +206,15 @@ struct JobRun {
                     kind: "internal",
                     message: "cannot hand the input's row counts to the workers, so lost rows could not be checked: \(error)"))
             }
+            // A file at its target that holds Preflight's own unfinished work (the purge a
+            // killed launch left): launch 1 finishes it, so it writes after all.
+            if !durable, inspection.point?.pendingStep != nil {
+                do {
+                    try syncFile(job.directory.work.path)
+                } catch {
+                    return stop(.failed, Failure(kind: "internal", message: "cannot prepare the job directory: \(error)"))
+                }
+            }
         } else {
             input.tables = [:]
         }

@@ -46,6 +46,14 @@ public func copyFile(_ path: String, to copy: String, durable: Bool = false) thr
     guard fdatasync(destination) == 0 else { throw FileError("cannot write", copy) }
 }
 
+/// Puts the file at `path` on the disk (fdatasync).
+public func syncFile(_ path: String) throws(FileError) {
+    let descriptor = open(path, O_RDWR | O_CLOEXEC)
+    guard descriptor >= 0 else { throw FileError("cannot open", path) }
+    defer { close(descriptor) }
+    guard fdatasync(descriptor) == 0 else { throw FileError("cannot write", path) }
+}
+
 /// Appends what is left of `source` to `destination` (`copyFile`'s two ways), telling
 /// `copied` the bytes appended so far after each piece.
 private func appendContents(
