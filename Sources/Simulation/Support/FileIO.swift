@@ -47,7 +47,7 @@ public func copyFile(_ path: String, to copy: String, durable: Bool = false) thr
 }
 
 /// Puts the file at `path` on the disk (fdatasync).
-public func syncFile(_ path: String) throws(FileError) {
+func syncFile(_ path: String) throws(FileError) {
     let descriptor = open(path, O_RDWR | O_CLOEXEC)
     guard descriptor >= 0 else { throw FileError("cannot open", path) }
     defer { close(descriptor) }
