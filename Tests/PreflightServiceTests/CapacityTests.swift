@@ -119,6 +119,8 @@ struct CapacityTests {
         #expect(helper.limit != nil)
         let perStepLimit = try #require(perStep.limit)
         #expect(perStepLimit.outcomeBeyond == .completedAfterKills)
+        // A relaunch got there: the limit still names one of the rewrites as what broke.
+        #expect((2...4).contains(perStepLimit.step ?? 0), "step \(String(describing: perStepLimit.step))")
         // Where each stops getting to the target at all. (Just above the first boundary a
         // relaunch may still fit in the watchdog under sqliteopenhelper too: the sizes that
         // matter are where the target is no longer reached.)

@@ -141,10 +141,18 @@ public final class CapacityRehearsal: Sendable {
         return (capacityPoint, report)
     }
 
-    /// The step that broke first: the one the watchdog cut first, else the one that failed.
+    /// The step that broke first: the first the run left unapplied in some launch (cut by
+    /// the watchdog, or failed), else the one that failed; when no launch left one, the
+    /// last step the first killed launch applied, after whose commit the kill came (right
+    /// at a boundary, a launch can outlast its watchdog while it closes).
     static func brokenStep(_ report: Report) -> Int? {
         guard report.outcome != .completed else { return nil }
-        return report.steps.first { $0.status != .applied && $0.status != .skipped }?.version ?? report.failure?.step
+        if let unapplied = report.steps.first(where: { $0.status != .applied && $0.status != .skipped }) {
+            return unapplied.version
+        }
+        if let failed = report.failure?.step { return failed }
+        guard let killed = report.launches.first(where: { $0.ended == .killed })?.launch else { return nil }
+        return report.steps.last { $0.launch == killed && $0.status == .applied }?.version
     }
 
     private static func progressLine(_ point: CapacityPoint, table: String, report: Report) -> String {
