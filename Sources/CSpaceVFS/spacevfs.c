@@ -163,6 +163,7 @@ static struct {
   spacevfs_stats *pStats;      /* The mmapped stats file */
   SpaceNode *pNodes;           /* Every node in use, named or embedded */
   pthread_mutex_t mutex;       /* Guards pStats contents, pNodes and nodes */
+  void (*xIoHook)(void);       /* Called after each counted read, write, sync */
   int eFault;                  /* SPACEVFS_FAULT_* armed in this process */
   i64 nFaultAt;                /* The durable sync or write it fires at */
 } gSpace = { .mutex = PTHREAD_MUTEX_INITIALIZER };
@@ -293,9 +294,31 @@ static int spaceClose(sqlite3_file *pFile){
   return rc;
 }
 
+/* Run the I/O hook, if one is set (with gSpace.mutex not held). */
+static void spaceAfterIo(void){
+  void (*xHook)(void);
+  pthread_mutex_lock(&gSpace.mutex);
+  xHook = gSpace.xIoHook;
+  pthread_mutex_unlock(&gSpace.mutex);
+  if( xHook ) xHook();
+}
+
+/* Read, counted per class (calls and bytes asked for). */
 static int spaceRead(sqlite3_file *pFile, void *zBuf, int iAmt,
                      sqlite3_int64 iOfst){
-  return REALFILE(pFile)->pMethods->xRead(REALFILE(pFile), zBuf, iAmt, iOfst);
+  SpaceFile *p = (SpaceFile*)pFile;
+  int rc = p->pReal->pMethods->xRead(p->pReal, zBuf, iAmt, iOfst);
+  pthread_mutex_lock(&gSpace.mutex);
+  if( gSpace.pStats ){
+    spacevfs_stats *pS = gSpace.pStats;
+    pS->run.reads[p->eClass]++;
+    pS->window.reads[p->eClass]++;
+    pS->run.bytes_read[p->eClass] += iAmt;
+    pS->window.bytes_read[p->eClass] += iAmt;
+  }
+  pthread_mutex_unlock(&gSpace.mutex);
+  spaceAfterIo();
+  return rc;
 }
 
 /*
@@ -331,9 +354,12 @@ static int spaceWrite(sqlite3_file *pFile, const void *zBuf, int iAmt,
     if( gSpace.pStats ){
       gSpace.pStats->run.bytes_written[p->eClass] += iAmt;
       gSpace.pStats->window.bytes_written[p->eClass] += iAmt;
+      gSpace.pStats->run.write_calls[p->eClass]++;
+      gSpace.pStats->window.write_calls[p->eClass]++;
     }
     if( iEnd>p->pNode->szFile ) spaceSetSize(p->pNode, iEnd);
     pthread_mutex_unlock(&gSpace.mutex);
+    spaceAfterIo();
   }
   return rc;
 }
@@ -362,6 +388,7 @@ static int spaceTruncate(sqlite3_file *pFile, sqlite3_int64 size){
 */
 static int spaceSync(sqlite3_file *pFile, int flags){
   SpaceFile *p = (SpaceFile*)pFile;
+  int rc;
   pthread_mutex_lock(&gSpace.mutex);
   if( gSpace.pStats ){
     spacevfs_stats *pS = gSpace.pStats;
@@ -379,7 +406,9 @@ static int spaceSync(sqlite3_file *pFile, int flags){
     }
   }
   pthread_mutex_unlock(&gSpace.mutex);
-  return p->pReal->pMethods->xSync(p->pReal, flags);
+  rc = p->pReal->pMethods->xSync(p->pReal, flags);
+  spaceAfterIo();
+  return rc;
 }
 
 static int spaceFileSize(sqlite3_file *pFile, sqlite3_int64 *pSize){
@@ -826,9 +855,19 @@ void spacevfs_window_begin(int32_t tag){
     pW->peak_total_bytes = pS->run.total_bytes;
     memset(pW->bytes_written, 0, sizeof(pW->bytes_written));
     memset(pW->syncs, 0, sizeof(pW->syncs));
+    memset(pW->write_calls, 0, sizeof(pW->write_calls));
+    memset(pW->reads, 0, sizeof(pW->reads));
+    memset(pW->bytes_read, 0, sizeof(pW->bytes_read));
     pS->window_tag = tag;
     pS->window_start_bytes = pS->run.total_bytes;
   }
+  pthread_mutex_unlock(&gSpace.mutex);
+}
+
+/* Set the hook run after each counted read, write and sync (see spacevfs.h). */
+void spacevfs_set_io_hook(void (*xHook)(void)){
+  pthread_mutex_lock(&gSpace.mutex);
+  gSpace.xIoHook = xHook;
   pthread_mutex_unlock(&gSpace.mutex);
 }
 

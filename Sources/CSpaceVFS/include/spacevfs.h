@@ -37,6 +37,9 @@ typedef struct spacevfs_counters {
     int64_t peak_bytes[SPACEVFS_CLASS_COUNT];     /* highest size per class */
     int64_t bytes_written[SPACEVFS_CLASS_COUNT];  /* bytes passed to xWrite per class */
     int64_t syncs[SPACEVFS_CLASS_COUNT];          /* xSync calls per class */
+    int64_t write_calls[SPACEVFS_CLASS_COUNT];    /* xWrite calls per class */
+    int64_t reads[SPACEVFS_CLASS_COUNT];          /* xRead calls per class */
+    int64_t bytes_read[SPACEVFS_CLASS_COUNT];     /* bytes asked of xRead per class */
 } spacevfs_counters;
 
 typedef struct spacevfs_stats {
@@ -57,7 +60,7 @@ typedef struct spacevfs_stats {
 } spacevfs_stats;
 
 #define SPACEVFS_MAGIC 0x50465356u /* "PFSV" */
-#define SPACEVFS_LAYOUT_VERSION 2u
+#define SPACEVFS_LAYOUT_VERSION 3u
 
 /*
 ** Parent side: create (or truncate) the stats file at zPath with the given quota
@@ -98,6 +101,14 @@ void spacevfs_snapshot(spacevfs_stats *pOut);
 ** restart from the current sizes, its bytes written and syncs from zero.
 */
 void spacevfs_window_begin(int32_t tag);
+
+/*
+** Worker side: call xHook after every read, write and sync the shim counts (NULL
+** for none), outside the shim's lock, on the thread that did the I/O. The
+** device clock uses it to see its deadline pass during I/O, between the
+** virtual machine instructions that SQLite's progress handler reports.
+*/
+void spacevfs_set_io_hook(void (*xHook)(void));
 
 /* Faults spacevfs_inject_fault can arm. */
 enum {

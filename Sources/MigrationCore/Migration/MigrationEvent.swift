@@ -57,6 +57,9 @@ public struct MigrationEvent: Sendable, Codable, Equatable {
     public var peakMemoryBytes: Int64?
     /// Milliseconds since the migrator started, for every event.
     public var atMs: Int?
+    /// The launch's modelled device time at this event, when the process that runs the
+    /// migrator models one (its start included).
+    public var device: DeviceTime?
 
     public init(_ event: Kind, version: Int? = nil) {
         self.event = event
@@ -68,7 +71,7 @@ public struct MigrationEvent: Sendable, Codable, Equatable {
         case journalMode = "journal_mode", name, stepKind = "kind", costClass = "cost_class"
         case elapsedMs = "elapsed_ms", swapMs = "swap_ms", rows, batches, cursor
         case estimatedBytes = "estimated_bytes", space, stop, failure, warning, peakMemoryBytes = "peak_memory_bytes"
-        case atMs = "at_ms"
+        case atMs = "at_ms", device
     }
 }
 

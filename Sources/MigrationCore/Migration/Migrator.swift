@@ -17,16 +17,22 @@ public final class Migrator {
     public let settings: MigrationSettings
     let spaceMeter: SpaceMeter?
     let hooks: MigrationHooks?
+    let workMeter: WorkMeter?
     private let clock = ContinuousClock()
 
     /// - Parameters:
     ///   - spaceMeter: where free space and each step's space come from; nil for unmetered.
     ///   - hooks: asked at every checkpoint (`MigrationCheckpoint`); nil for none.
-    public init(plan: Plan, settings: MigrationSettings, spaceMeter: SpaceMeter? = nil, hooks: MigrationHooks? = nil) {
+    ///   - workMeter: hears of SQLite's work on the migrating connection; nil for none.
+    public init(
+        plan: Plan, settings: MigrationSettings, spaceMeter: SpaceMeter? = nil, hooks: MigrationHooks? = nil,
+        workMeter: WorkMeter? = nil
+    ) {
         self.plan = plan
         self.settings = settings
         self.spaceMeter = spaceMeter
         self.hooks = hooks
+        self.workMeter = workMeter
     }
 
     public var target: Int { settings.target ?? plan.newestVersion }
@@ -118,6 +124,7 @@ public final class Migrator {
     /// settings, then the plan's foreign keys. Every runner's connection is made here.
     private func open(path: String, freshFile: Bool) throws(SQLiteError) -> Connection {
         let connection = try Connection(path: path, vfs: spaceMeter?.vfsName)
+        if let workMeter { connection.reportWork(to: workMeter) }
         for pragma in settings.connection.pragmas(freshFile: freshFile) { try connection.execute(pragma) }
         try connection.execute("PRAGMA foreign_keys = \(plan.foreignKeys ? "ON" : "OFF")")
         _ = try connection.integer("SELECT count(*) FROM sqlite_schema")

@@ -9,6 +9,8 @@ public final class Connection {
     public let path: String
     /// Records actions and confines plan SQL (see `Authorizer`); installed at open.
     let authorizer = Authorizer()
+    /// Counts SQLite's work for a `WorkMeter` (`reportWork(to:)`); nil when nothing listens.
+    var workCounter: SQLiteWorkCounter?
 
     /// Opens `path` read-write (creating it when `create`), through the VFS named `vfs`
     /// (nil for the default). `immutable` opens it read-only as a file nothing changes
@@ -36,7 +38,10 @@ public final class Connection {
         try harden()
     }
 
-    deinit { sqlite3_close_v2(handle) }
+    deinit {
+        workCounter?.closing()
+        sqlite3_close_v2(handle)
+    }
 
     /// `file:PATH?mode=ro&immutable=1`, the path percent-encoded where a URI needs it.
     private static func immutableURI(_ path: String) -> String {

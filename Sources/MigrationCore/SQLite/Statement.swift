@@ -8,6 +8,8 @@ public final class Statement {
 
     /// Whether this is plan SQL, prepared and stepped under `PlanSQLPolicy`.
     let confined: Bool
+    /// The connection's work counter, which keeps this statement's instructions once it is finalized.
+    private let workCounter: SQLiteWorkCounter?
 
     /// Prepares the one statement `sql` holds. Text after it (other than white space and
     /// comments) is an error, never silently left out: SQLite prepares only the first
@@ -38,9 +40,13 @@ public final class Statement {
         self.connection = connection
         self.sql = sql
         self.confined = confined
+        self.workCounter = connection.workCounter
     }
 
-    deinit { sqlite3_finalize(handle) }
+    deinit {
+        workCounter?.finalizing(handle)
+        sqlite3_finalize(handle)
+    }
 
     /// Whether `text` holds a statement rather than only white space and comments: SQLite
     /// prepares no statement from those, and cannot fail on them. The text is only

@@ -5,7 +5,7 @@ import Simulation
 enum DeviceProfileDecoder {
     static let keys: Set<String> = [
         "name", "description", "sqlite_version", "min_sqlite_version", "entry_point", "watchdog_ms", "free_bytes",
-        "memory_limit_bytes", "launches", "time_scale", "connection",
+        "memory_limit_bytes", "launches", "time_scale", "speed", "connection",
     ]
 
     static func decode(_ bytes: [UInt8], source: String) throws(ConfigurationError) -> DeviceProfile {
@@ -53,7 +53,43 @@ enum DeviceProfileDecoder {
             freeBytes: try fields.integer("free_bytes", minimum: 0),
             memoryLimitBytes: try fields.integer("memory_limit_bytes", minimum: 1),
             launches: Int(try fields.integer("launches", minimum: 1) ?? 5), timeScale: timeScale,
+            speed: try speed(object["speed"], source: source),
             connection: try connection(object["connection"], source: source))
+    }
+
+    /// `speed`: `cpu` as a Geekbench 5 single-core score (the reference core's costs scaled
+    /// to it) or as the costs themselves (what `preflight calibrate` prints), `storage`'s
+    /// five rates, and the app's `start_ms`.
+    private static func speed(_ value: JSONValue?, source: String) throws(ConfigurationError) -> SpeedModel? {
+        guard let value, value != .null else { return nil }
+        guard let object = value.objectValue else {
+            throw ConfigurationError(key: "\(source): speed", message: "must be an object with cpu, storage and start_ms")
+        }
+        let fields = Fields(object: object, source: source, prefix: "speed.")
+        try fields.rejectUnknown(["cpu", "storage", "start_ms"])
+        guard let cpuObject = object["cpu"]?.objectValue, let storageObject = object["storage"]?.objectValue else {
+            throw fields.problem("cpu", "and speed.storage are both required objects")
+        }
+        let cpuFields = Fields(object: cpuObject, source: source, prefix: "speed.cpu.")
+        let cpu: SpeedModel.CPU
+        if cpuObject["geekbench5_single_core"] != nil {
+            try cpuFields.rejectUnknown(["geekbench5_single_core"])
+            cpu = SpeedModel.cpu(geekbench5SingleCore: try cpuFields.positive("geekbench5_single_core"))
+        } else {
+            try cpuFields.rejectUnknown(["vm_step_ns", "cache_hit_ns", "cache_miss_ns"])
+            cpu = SpeedModel.CPU(
+                vmStepNs: try cpuFields.positive("vm_step_ns"), cacheHitNs: try cpuFields.positive("cache_hit_ns", allowZero: true),
+                cacheMissNs: try cpuFields.positive("cache_miss_ns", allowZero: true))
+        }
+        let storageFields = Fields(object: storageObject, source: source, prefix: "speed.storage.")
+        try storageFields.rejectUnknown(["read_mb_per_s", "write_mb_per_s", "read_latency_us", "write_latency_us", "flush_ms"])
+        let storage = SpeedModel.Storage(
+            readMBPerS: try storageFields.positive("read_mb_per_s"), writeMBPerS: try storageFields.positive("write_mb_per_s"),
+            readLatencyUs: try storageFields.positive("read_latency_us", allowZero: true),
+            writeLatencyUs: try storageFields.positive("write_latency_us", allowZero: true),
+            flushMs: try storageFields.positive("flush_ms", allowZero: true))
+        let startMs = object["start_ms"] == nil ? 0 : try fields.positive("start_ms", allowZero: true)
+        return SpeedModel(cpu: cpu, storage: storage, startMs: startMs)
     }
 
     private static func connection(_ value: JSONValue?, source: String) throws(ConfigurationError) -> ConnectionSettings {
@@ -112,6 +148,14 @@ enum DeviceProfileDecoder {
             guard let value = value(key) else { return nil }
             guard let number = value.integerValue, number >= minimum else {
                 throw problem(key, "must be an integer of at least \(minimum)")
+            }
+            return number
+        }
+
+        /// A number above zero (or zero, with `allowZero`).
+        func positive(_ key: String, allowZero: Bool = false) throws(ConfigurationError) -> Double {
+            guard case .number(let number)? = value(key), number.isFinite, allowZero ? number >= 0 : number > 0 else {
+                throw problem(key, allowZero ? "must be a number of at least 0" : "must be a number above 0")
             }
             return number
         }

@@ -19,7 +19,7 @@ public struct OptionResolver: Sendable {
     public static let names = [
         "target", "device", "watchdog_ms", "free_bytes", "launches", "space_check", "verify", "sqlite_check",
         // disk_full_sweep is Preflight's own: CONTRACT §2 names only kill_sweep.
-        "kill_sweep", "disk_full_sweep",
+        "kill_sweep", "disk_full_sweep", "clock",
     ]
 
     public var devices: DeviceCatalog
@@ -38,7 +38,7 @@ public struct OptionResolver: Sendable {
         }
         var options = RunOptions(
             device: device.name, watchdogMs: device.watchdogMs, freeBytes: device.freeBytes, launches: device.launches,
-            timeScale: device.timeScale)
+            timeScale: device.timeScale, clock: device.speed == nil ? .wall : .device, speed: device.speed)
         if let text = values["target"] {
             let target = try integer(text, option: "target", range: 0...plan.newestVersion)
             options.target = target
@@ -69,6 +69,16 @@ public struct OptionResolver: Sendable {
                 throw OptionError("sqlite_check must be \"fail\" or \"warn\", got \"\(text)\"")
             }
             options.sqliteCheck = value
+        }
+        if let text = values["clock"] {
+            guard let clock = RunOptions.Clock(rawValue: text) else {
+                throw OptionError("clock must be \"device\" or \"wall\", got \"\(text)\"")
+            }
+            if clock == .device && device.speed == nil {
+                throw OptionError(
+                    "clock \"device\" needs a device profile with a speed model, and \"\(device.name)\" has none (it means this machine); choose a device such as android-low-end or ios-launch, or run `preflight calibrate` to make a profile of this machine")
+            }
+            options.clock = clock
         }
         if let text = values["kill_sweep"] { options.killSweep = try sweep(text, option: "kill_sweep") }
         if let text = values["disk_full_sweep"] { options.diskFullSweep = try sweep(text, option: "disk_full_sweep") }

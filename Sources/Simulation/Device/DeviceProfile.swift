@@ -18,16 +18,19 @@ public struct DeviceProfile: Sendable, Equatable {
     /// Resident memory past which the low-memory killer ends the app; nil for no limit.
     public var memoryLimitBytes: Int64?
     public var launches: Int
-    /// How many times slower than this machine the device is: the watchdog kills at
-    /// `watchdogMs / timeScale` of this machine's time.
+    /// How many times slower than this machine the device is, for `clock: wall`: the
+    /// watchdog kills at `watchdogMs / timeScale` of this machine's time.
     public var timeScale: Double
+    /// How fast the device does a migration's work, for `clock: device`; nil for a profile
+    /// that means this machine (`default`).
+    public var speed: SpeedModel?
     public var connection: ConnectionSettings
 
     /// `watchdogMs` nil takes the entry point's watchdog.
     public init(
         name: String, description: String = "", sqliteVersion: SQLiteVersion? = nil, entryPoint: EntryPoint? = nil,
         watchdogMs: Int? = nil, freeBytes: Int64? = nil, memoryLimitBytes: Int64? = nil, launches: Int = 5,
-        timeScale: Double = 1, connection: ConnectionSettings = ConnectionSettings()
+        timeScale: Double = 1, speed: SpeedModel? = nil, connection: ConnectionSettings = ConnectionSettings()
     ) {
         self.name = name
         self.description = description
@@ -38,6 +41,7 @@ public struct DeviceProfile: Sendable, Equatable {
         self.memoryLimitBytes = memoryLimitBytes
         self.launches = launches
         self.timeScale = timeScale
+        self.speed = speed
         self.connection = connection
     }
 

@@ -280,7 +280,7 @@ struct JobRun {
             do {
                 let worker = try firstLaunch.take() ?? launcher.start(.migrate, extraArguments: launchArguments(number))
                 run = launcher.run(
-                    worker, watchdogMs: job.options.watchdogMs,
+                    worker, watchdogMs: job.options.clock == .wall ? job.options.watchdogMs : nil,
                     onLine: { line, atMs in
                         guard let event = log.add(line, atMs: atMs), let progress,
                             let text = progressLine.describe(event)
@@ -298,7 +298,8 @@ struct JobRun {
             launches.append(LaunchReport(
                 launch: number, fromVersion: record.fromVersion, fromID: record.opened?.id,
                 reachedVersion: record.reachedVersion, ended: record.ending, elapsedMs: run.elapsedMs,
-                startMs: record.startMs, rolledBack: record.cutUncommittedWork))
+                startMs: record.startMs, rolledBack: record.cutUncommittedWork,
+                deviceMs: job.options.deviceSpeed.flatMap { record.deviceMs(startMs: $0.startMs) }))
             defer { previous = record }
             if launcher.cancellation.isCancelled { return stopAfterMigration(.failed, cancelledFailure) }
             if record.finished != nil { return nil }
@@ -417,7 +418,7 @@ struct JobRun {
 
     /// "by the 5000 ms watchdog", or "(SIGKILL)" for a kill from elsewhere.
     private func killedBy(_ record: LaunchRecord) -> String {
-        record.run.killedByWatchdog ? "by the \(job.options.watchdogMs ?? 0) ms watchdog" : "(SIGKILL)"
+        record.killedByWatchdog ? "by the \(job.options.watchdogMs ?? 0) ms watchdog" : "(SIGKILL)"
     }
 
     /// Drift: the failure of a launch that ran the path again on what a killed launch left.
@@ -559,7 +560,8 @@ struct JobRun {
             plan: String(decoding: job.plan.document, as: UTF8.self), target: job.options.target,
             spaceCheck: job.options.spaceCheck, verify: job.options.verify, connection: job.device.connection,
             sqliteVersion: job.device.sqliteVersion, sqliteCheck: job.options.sqliteCheck, tablesBefore: tablesBefore,
-            startVersion: startVersion ?? input.userVersion)
+            startVersion: startVersion ?? input.userVersion, deviceSpeed: job.options.deviceSpeed,
+            deviceWatchdogMs: job.options.deviceSpeed == nil ? nil : job.options.watchdogMs)
         let data = try JSONEncoder().encode(instructions)
         // Replaced whole (a new file renamed over it): launch 1's worker may be reading the
         // first version while the inspection's counts are added.

@@ -11,6 +11,8 @@ struct LaunchRecord {
     /// Milliseconds from process start to each event.
     let eventTimesMs: [Int]
     let run: WorkerLauncher.Run
+    /// Where the device clock stood when its watchdog ended the launch.
+    let deadline: WatchdogDeadline?
 
     /// A launch's events, decoded as its worker writes them (`WorkerLauncher.run`'s
     /// `onLine`), while it runs, rather than all at once after it, on the job's path: a
@@ -18,13 +20,19 @@ struct LaunchRecord {
     struct EventLog {
         fileprivate(set) var events: [MigrationEvent] = []
         fileprivate(set) var timesMs: [Int] = []
+        /// The device clock's watchdog ended the launch here (its last line).
+        fileprivate(set) var deadline: WatchdogDeadline?
         private let decoder = JSONDecoder()
 
         /// Adds `line`, read `atMs` after the process started, and answers its event; nil
-        /// for the one line that is not an event, the last one of a killed worker, cut
-        /// short mid-write: what it would have said did not happen durably.
+        /// for a line that is not an event: the device clock's deadline, or the last line
+        /// of a killed worker, cut short mid-write: what it would have said did not happen
+        /// durably.
         mutating func add(_ line: [UInt8], atMs: Int) -> MigrationEvent? {
-            guard let event = try? decoder.decode(MigrationEvent.self, from: Data(line)) else { return nil }
+            guard let event = try? decoder.decode(MigrationEvent.self, from: Data(line)) else {
+                deadline = try? decoder.decode(WatchdogDeadline.self, from: Data(line))
+                return nil
+            }
             events.append(event)
             timesMs.append(atMs)
             return event
@@ -37,6 +45,7 @@ struct LaunchRecord {
         self.run = run
         self.events = log.events
         self.eventTimesMs = log.timesMs
+        self.deadline = log.deadline
     }
 
     var opened: MigrationEvent? { events.first { $0.event == .opened } }
@@ -100,6 +109,19 @@ struct LaunchRecord {
     /// Killed with no chance to clean up: by the watchdog, or by anything else that sends
     /// SIGKILL (a phone's low-memory killer; the tests' fault points).
     var wasKilled: Bool { run.killedByWatchdog || run.termination == .signaled(SIGKILL) }
+
+    /// Killed by the watchdog: on the wall clock by the parent at the deadline, on the
+    /// device clock by the worker itself, which said so in its last event.
+    var killedByWatchdog: Bool { run.killedByWatchdog || (run.termination == .signaled(SIGKILL) && deadline != nil) }
+
+    /// The device clock at the launch's end as far as its lines show: the deadline, or
+    /// its last event. Nil on the wall clock.
+    var deviceAtEnd: DeviceTime? { deadline?.device ?? events.last(where: { $0.device != nil })?.device }
+
+    /// The launch's modelled device time, its start included; nil on the wall clock.
+    func deviceMs(startMs: Double) -> Int? {
+        deviceAtEnd.map { Int((startMs + $0.totalMs).rounded()) }
+    }
 
     var ending: LaunchReport.Ending {
         if wasKilled { return .killed }

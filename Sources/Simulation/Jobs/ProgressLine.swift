@@ -67,7 +67,7 @@ struct ProgressLine {
 
     static func killed(_ record: LaunchRecord, watchdogMs: Int?) -> String {
         let during = record.cutStep.map { " during step \($0.version ?? 0)" } ?? ""
-        let killer = record.run.killedByWatchdog ? "by the \(watchdogMs ?? 0) ms watchdog" : "(SIGKILL)"
+        let killer = record.killedByWatchdog ? "by the \(watchdogMs ?? 0) ms watchdog" : "(SIGKILL)"
         let undone = record.cutUncommittedWork ? "; its uncommitted work rolls back" : ""
         return "launch \(record.number): killed \(killer)\(during) after \(record.run.elapsedMs) ms\(undone)"
     }

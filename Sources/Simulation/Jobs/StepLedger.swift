@@ -14,6 +14,12 @@ struct StepLedger {
     mutating func record(_ launch: LaunchRecord, spaceAtEnd: SpaceStats?) {
         // Entries of steps that finished in this launch but wait for the path's commit.
         var awaitingCommit: [Int] = []
+        // The launch's device time when each step began (`clock: device`).
+        var deviceAtStart: [Int: DeviceTime] = [:]
+        func deviceSpan(_ version: Int, until event: MigrationEvent) -> DeviceTime? {
+            guard let start = deviceAtStart[version], let end = event.device else { return nil }
+            return end - start
+        }
         for event in launch.events {
             if event.event == .versionCommitted {
                 for index in awaitingCommit { entries[index].status = .applied }
@@ -28,6 +34,7 @@ struct StepLedger {
                 entry.launch = launch.number
                 entry.estimatedBytes = event.estimatedBytes
                 entries.append(entry)
+                deviceAtStart[version] = event.device
             case .batchCommitted:
                 update(version, launch.number) { entry in
                     entry.rows = event.rows
@@ -49,6 +56,7 @@ struct StepLedger {
                     entry.estimatedBytes = event.estimatedBytes ?? entry.estimatedBytes
                     entry.peakMemoryBytes = event.peakMemoryBytes
                     entry.apply(event.space)
+                    entry.apply(deviceSpan(version, until: event))
                 }
                 if let warning = event.warning {
                     warnings.append(Warning(code: "cleanup_pending", step: version, message: warning))
@@ -61,6 +69,7 @@ struct StepLedger {
                     entry.estimatedBytes = event.estimatedBytes ?? entry.estimatedBytes
                     entry.peakMemoryBytes = event.peakMemoryBytes
                     entry.apply(event.space)
+                    entry.apply(deviceSpan(version, until: event))
                 }
             case .opened, .finished, .versionCommitted, .statementStarted:
                 break
@@ -75,6 +84,7 @@ struct StepLedger {
                 entry.peakMemoryBytes = launch.run.memory?.stepPeakBytes
                 entry.elapsedMs = max(0, launch.run.elapsedMs - startedAt)
                 if let stats = spaceAtEnd, stats.windowStep == version { entry.apply(stats.stepSpace) }
+                if let start = deviceAtStart[version], let end = launch.deviceAtEnd { entry.apply(end - start) }
             }
         }
     }
@@ -113,5 +123,11 @@ extension StepReport {
         peakGrowthBytes = space.peakGrowthBytes
         bytesWritten = space.bytesWritten
         syncs = space.syncs
+    }
+
+    mutating func apply(_ device: DeviceTime?) {
+        guard let device else { return }
+        self.device = device
+        deviceMs = Int(device.totalMs.rounded())
     }
 }

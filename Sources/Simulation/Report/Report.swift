@@ -174,10 +174,12 @@ public struct LaunchReport: Sendable, Codable {
     public var startMs: Int?
     /// The launch was killed with work it had not committed, which the next open undid.
     public var rolledBack: Bool
+    /// The launch's modelled time on the device, its start included (`clock: device`).
+    public var deviceMs: Int?
 
     public init(
         launch: Int, fromVersion: Int?, fromID: String? = nil, reachedVersion: Int?, ended: Ending, elapsedMs: Int,
-        startMs: Int?, rolledBack: Bool = false
+        startMs: Int?, rolledBack: Bool = false, deviceMs: Int? = nil
     ) {
         self.launch = launch
         self.fromVersion = fromVersion
@@ -187,11 +189,12 @@ public struct LaunchReport: Sendable, Codable {
         self.elapsedMs = elapsedMs
         self.startMs = startMs
         self.rolledBack = rolledBack
+        self.deviceMs = deviceMs
     }
 
     enum CodingKeys: String, CodingKey {
         case launch, fromVersion = "from_version", fromID = "from_id", reachedVersion = "reached_version", ended
-        case elapsedMs = "elapsed_ms", startMs = "start_ms", rolledBack = "rolled_back"
+        case elapsedMs = "elapsed_ms", startMs = "start_ms", rolledBack = "rolled_back", deviceMs = "device_ms"
     }
 
     public func encode(to encoder: Encoder) throws {
@@ -204,6 +207,7 @@ public struct LaunchReport: Sendable, Codable {
         try container.encode(elapsedMs, forKey: .elapsedMs)
         try container.encode(startMs, forKey: .startMs)
         try container.encode(rolledBack, forKey: .rolledBack)
+        try container.encode(deviceMs, forKey: .deviceMs)
     }
 }
 

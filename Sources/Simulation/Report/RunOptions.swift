@@ -15,6 +15,10 @@ public struct RunOptions: Sendable, Codable, Equatable {
     /// The device profile's `time_scale`: the watchdog kills at `watchdogMs / timeScale` of
     /// this machine's time, and the report's times are this machine's.
     public var timeScale: Double
+    /// Which clock launches are timed and killed on.
+    public var clock: Clock
+    /// The device's speed model, which `clock: device` charges the work at; nil under `wall`.
+    public var speed: SpeedModel?
     /// After the run, replay it killed at its durable points (CONTRACT §2 `kill_sweep`).
     public var killSweep: SweepSelection
     /// After the run, replay it with the disk filling at its writes. Preflight's own
@@ -24,8 +28,8 @@ public struct RunOptions: Sendable, Codable, Equatable {
     public init(
         device: String = "default", target: Int? = nil, watchdogMs: Int? = nil, freeBytes: Int64? = nil,
         launches: Int = 5, spaceCheck: MigrationSettings.SpaceCheck = .estimate, verify: Verifier.Mode = .full,
-        sqliteCheck: SQLiteCheck = .fail, timeScale: Double = 1, killSweep: SweepSelection = .off,
-        diskFullSweep: SweepSelection = .off
+        sqliteCheck: SQLiteCheck = .fail, timeScale: Double = 1, clock: Clock = .wall, speed: SpeedModel? = nil,
+        killSweep: SweepSelection = .off, diskFullSweep: SweepSelection = .off
     ) {
         self.device = device
         self.target = target
@@ -36,9 +40,22 @@ public struct RunOptions: Sendable, Codable, Equatable {
         self.verify = verify
         self.sqliteCheck = sqliteCheck
         self.timeScale = timeScale
+        self.clock = clock
+        self.speed = speed
         self.killSweep = killSweep
         self.diskFullSweep = diskFullSweep
     }
+
+    /// The clock a launch's watchdog counts (CONTRACT §2 `clock`).
+    public enum Clock: String, Sendable, Codable, CaseIterable {
+        /// The device's modelled time, which advances with the work (`DeviceClock`).
+        case device
+        /// This machine's wall clock, divided by `time_scale`.
+        case wall
+    }
+
+    /// The speed model the device clock runs on, when the run uses it.
+    var deviceSpeed: SpeedModel? { clock == .device ? speed : nil }
 
     /// What a step that uses an SQL feature newer than the device's SQLite does.
     public enum SQLiteCheck: String, Sendable, Codable {
@@ -55,7 +72,7 @@ public struct RunOptions: Sendable, Codable, Equatable {
 
     enum CodingKeys: String, CodingKey {
         case device, target, watchdogMs = "watchdog_ms", freeBytes = "free_bytes", launches
-        case spaceCheck = "space_check", verify, sqliteCheck = "sqlite_check", timeScale = "time_scale"
+        case spaceCheck = "space_check", verify, sqliteCheck = "sqlite_check", timeScale = "time_scale", clock, speed
         case killSweep = "kill_sweep", diskFullSweep = "disk_full_sweep"
     }
 
@@ -71,6 +88,9 @@ public struct RunOptions: Sendable, Codable, Equatable {
             verify: try container.decode(Verifier.Mode.self, forKey: .verify),
             sqliteCheck: try container.decode(SQLiteCheck.self, forKey: .sqliteCheck),
             timeScale: try container.decode(Double.self, forKey: .timeScale),
+            // Reports written before the device clock existed timed everything on the wall clock.
+            clock: try container.decodeIfPresent(Clock.self, forKey: .clock) ?? .wall,
+            speed: try container.decodeIfPresent(SpeedModel.self, forKey: .speed),
             // Reports written before the sweeps existed have neither.
             killSweep: try container.decodeIfPresent(SweepSelection.self, forKey: .killSweep) ?? .off,
             diskFullSweep: try container.decodeIfPresent(SweepSelection.self, forKey: .diskFullSweep) ?? .off)
@@ -87,6 +107,8 @@ public struct RunOptions: Sendable, Codable, Equatable {
         try container.encode(verify, forKey: .verify)
         try container.encode(sqliteCheck, forKey: .sqliteCheck)
         try container.encode(timeScale, forKey: .timeScale)
+        try container.encode(clock, forKey: .clock)
+        try container.encode(speed, forKey: .speed)
         try container.encode(killSweep, forKey: .killSweep)
         try container.encode(diskFullSweep, forKey: .diskFullSweep)
     }

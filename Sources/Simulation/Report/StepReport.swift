@@ -30,6 +30,9 @@ public struct StepReport: Sendable, Codable, Equatable {
     /// The worker's peak resident memory during the step (with `temp_store` memory, its
     /// sorts and temp files included); for a step cut by a kill, the peak seen until then.
     public var peakMemoryBytes: Int64?
+    /// The step's modelled time on the device (`clock: device`), and what it was spent on.
+    public var deviceMs: Int?
+    public var device: DeviceTime?
 
     public init(version: Int, id: String? = nil, name: String, kind: StepKind, status: Status) {
         self.version = version
@@ -43,7 +46,7 @@ public struct StepReport: Sendable, Codable, Equatable {
         case version, id, name, kind, costClass = "cost_class", status, launch, elapsedMs = "elapsed_ms"
         case swapMs = "swap_ms", peakBytes = "peak_bytes", peakGrowthBytes = "peak_growth_bytes"
         case estimatedBytes = "estimated_bytes", bytesWritten = "bytes_written", syncs, rows, batches
-        case peakMemoryBytes = "peak_memory_bytes"
+        case peakMemoryBytes = "peak_memory_bytes", deviceMs = "device_ms", device
     }
 
     public func encode(to encoder: Encoder) throws {
@@ -65,5 +68,7 @@ public struct StepReport: Sendable, Codable, Equatable {
         try container.encode(rows, forKey: .rows)
         try container.encode(batches, forKey: .batches)
         try container.encode(peakMemoryBytes, forKey: .peakMemoryBytes)
+        try container.encode(deviceMs, forKey: .deviceMs)
+        try container.encode(device, forKey: .device)
     }
 }

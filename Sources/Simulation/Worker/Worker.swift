@@ -164,9 +164,13 @@ public enum Worker {
         let settings = MigrationSettings(
             target: instructions.target, spaceCheck: instructions.spaceCheck, connection: instructions.connection,
             sqliteVersion: instructions.sqliteCheck == .fail ? instructions.sqliteVersion : nil)
-        _ = Migrator(plan: plan, settings: settings, spaceMeter: meter, hooks: faults).migrate(databaseAt: directory.work.path) { event in
+        let clock = instructions.deviceSpeed.map { DeviceClock(model: $0, watchdogMs: instructions.deviceWatchdogMs) }
+        clock?.start()
+        let migrator = Migrator(plan: plan, settings: settings, spaceMeter: meter, hooks: faults, workMeter: clock)
+        _ = migrator.migrate(databaseAt: directory.work.path) { event in
             var event = event
             ProcessMemory.measureStep(&event)
+            event.device = clock?.now
             EventWriter.write(event)
         }
     }

@@ -17,11 +17,16 @@ struct WorkerInstructions: Codable, Sendable {
     var tablesBefore: [String: Int64]?
     /// The input's version: only steps after it ran in this run (and may allow row loss).
     var startVersion: Int?
+    /// Under `clock: device`, the speed a launch's work is charged at.
+    var deviceSpeed: SpeedModel?
+    /// Under `clock: device`, the launch's budget in device milliseconds: the migrating
+    /// worker kills itself when its device clock passes it.
+    var deviceWatchdogMs: Int?
 
     enum CodingKeys: String, CodingKey {
         case plan, target, spaceCheck = "space_check", verify, connection, sqliteVersion = "sqlite_version"
         case sqliteCheck = "sqlite_check", tablesBefore = "tables_before"
-        case startVersion = "start_version"
+        case startVersion = "start_version", deviceSpeed = "device_speed", deviceWatchdogMs = "device_watchdog_ms"
     }
 }
 

@@ -1,0 +1,111 @@
+import CSQLite
+
+/// The work SQLite did on one connection: what the device clock turns into a phone's time.
+/// Counted by SQLite itself, so the same file and plan give the same counts on every
+/// machine and under any load.
+public struct SQLiteWork: Sendable, Equatable {
+    /// Virtual-machine instructions run (`SQLITE_STMTSTATUS_VM_STEP`, summed over statements).
+    public var vmSteps: Int64 = 0
+    /// Page reads answered by the connection's page cache (`SQLITE_DBSTATUS_CACHE_HIT`).
+    public var cacheHits: Int64 = 0
+    /// Page reads that went to the file (`SQLITE_DBSTATUS_CACHE_MISS`).
+    public var cacheMisses: Int64 = 0
+
+    public init(vmSteps: Int64 = 0, cacheHits: Int64 = 0, cacheMisses: Int64 = 0) {
+        self.vmSteps = vmSteps
+        self.cacheHits = cacheHits
+        self.cacheMisses = cacheMisses
+    }
+
+    public static func + (left: SQLiteWork, right: SQLiteWork) -> SQLiteWork {
+        SQLiteWork(
+            vmSteps: left.vmSteps + right.vmSteps, cacheHits: left.cacheHits + right.cacheHits,
+            cacheMisses: left.cacheMisses + right.cacheMisses)
+    }
+}
+
+/// Where the migrator reports the work SQLite does on the migrating connection, as it
+/// reports space to its `SpaceMeter`. On a device nothing listens; in Preflight the device
+/// clock turns the work into the phone's time. The core only counts: it never stops a
+/// statement for the meter.
+public protocol WorkMeter: AnyObject {
+    /// The migrator opened a connection whose work `counter` counts from now on.
+    func counting(_ counter: SQLiteWorkCounter)
+    /// SQLite ran about `SQLiteWorkCounter.reportInterval` more instructions on a counted
+    /// connection (SQLite's progress handler): the meter may read the counters now.
+    func sqliteWorked()
+}
+
+/// Counts one connection's work exactly: the instructions of its finalized statements plus
+/// those of the statements it holds now, and its page cache's hits and misses.
+public final class SQLiteWorkCounter {
+    /// How many instructions SQLite runs between two reports to the meter: small enough that
+    /// the meter sees a deadline pass within a fraction of a batch, large enough that the
+    /// reports cost nothing measurable.
+    public static let reportInterval: Int32 = 1000
+
+    private var handle: OpaquePointer?
+    private let meter: WorkMeter
+    /// Instructions of the statements already finalized.
+    private var finishedSteps: Int64 = 0
+    /// The totals when the connection closed (the handle can no longer be asked).
+    private var closedTotal: SQLiteWork?
+
+    init(handle: OpaquePointer, meter: WorkMeter) {
+        self.handle = handle
+        self.meter = meter
+    }
+
+    /// The connection's work so far.
+    public var total: SQLiteWork {
+        if let closedTotal { return closedTotal }
+        guard let handle else { return SQLiteWork() }
+        var steps = finishedSteps
+        var statement = sqlite3_next_stmt(handle, nil)
+        while let current = statement {
+            steps += Int64(sqlite3_stmt_status(current, SQLITE_STMTSTATUS_VM_STEP, 0))
+            statement = sqlite3_next_stmt(handle, current)
+        }
+        return SQLiteWork(vmSteps: steps, cacheHits: Self.status(handle, SQLITE_DBSTATUS_CACHE_HIT),
+                          cacheMisses: Self.status(handle, SQLITE_DBSTATUS_CACHE_MISS))
+    }
+
+    /// A statement of the connection is about to be finalized: its instructions stay counted.
+    func finalizing(_ statement: OpaquePointer) {
+        finishedSteps += Int64(sqlite3_stmt_status(statement, SQLITE_STMTSTATUS_VM_STEP, 0))
+    }
+
+    /// The connection is closing: the totals are kept as they are now.
+    func closing() {
+        closedTotal = total
+        handle = nil
+    }
+
+    func report() { meter.sqliteWorked() }
+
+    private static func status(_ handle: OpaquePointer, _ operation: Int32) -> Int64 {
+        var current: Int32 = 0
+        var highwater: Int32 = 0
+        sqlite3_db_status(handle, operation, &current, &highwater, 0)
+        return Int64(current)
+    }
+}
+
+/// SQLite's progress handler: a plain C function, handed the counter unretained (the
+/// connection holds it for as long as the handler is installed).
+private func reportSQLiteWork(_ context: UnsafeMutableRawPointer?) -> Int32 {
+    guard let context else { return 0 }
+    Unmanaged<SQLiteWorkCounter>.fromOpaque(context).takeUnretainedValue().report()
+    return 0
+}
+
+extension Connection {
+    /// Counts this connection's work from now on and reports it to `meter` as it goes.
+    public func reportWork(to meter: WorkMeter) {
+        let counter = SQLiteWorkCounter(handle: handle, meter: meter)
+        workCounter = counter
+        sqlite3_progress_handler(
+            handle, SQLiteWorkCounter.reportInterval, reportSQLiteWork, Unmanaged.passUnretained(counter).toOpaque())
+        meter.counting(counter)
+    }
+}

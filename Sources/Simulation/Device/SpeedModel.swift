@@ -1,0 +1,129 @@
+import MigrationCore
+
+/// How fast a device does a migration's work: a device profile's `speed` (CONTRACT §7).
+/// The device clock (`DeviceClock`) charges the work SQLite and the file system count
+/// (`WorkCounts`) at these rates, so that a launch's time is the device's, the same on
+/// every machine and under any load.
+public struct SpeedModel: Sendable, Equatable {
+    public var cpu: CPU
+    public var storage: Storage
+    /// The app's own start before its migration opens the database, which the watchdog
+    /// counts too.
+    public var startMs: Double
+
+    public init(cpu: CPU, storage: Storage, startMs: Double = 0) {
+        self.cpu = cpu
+        self.storage = storage
+        self.startMs = startMs
+    }
+
+    /// The cost of SQLite's work on one core.
+    public struct CPU: Sendable, Equatable {
+        /// Per virtual-machine instruction.
+        public var vmStepNs: Double
+        /// Per page read that the page cache answered.
+        public var cacheHitNs: Double
+        /// Per page read that went to the file (the read itself is the storage's).
+        public var cacheMissNs: Double
+
+        public init(vmStepNs: Double, cacheHitNs: Double, cacheMissNs: Double) {
+            self.vmStepNs = vmStepNs
+            self.cacheHitNs = cacheHitNs
+            self.cacheMissNs = cacheMissNs
+        }
+
+        /// A core `slowdown` times slower than the reference core on every kind of work.
+        public func scaled(by slowdown: Double) -> CPU {
+            CPU(vmStepNs: vmStepNs * slowdown, cacheHitNs: cacheHitNs * slowdown, cacheMissNs: cacheMissNs * slowdown)
+        }
+    }
+
+    /// The storage's cost of each read, write and flush the file system sees.
+    public struct Storage: Sendable, Equatable {
+        public var readMBPerS: Double
+        public var writeMBPerS: Double
+        /// Per read call, whatever its size.
+        public var readLatencyUs: Double
+        /// Per write call, whatever its size.
+        public var writeLatencyUs: Double
+        /// Per sync of the database, its journal or its WAL: the flush a commit waits for.
+        public var flushMs: Double
+
+        public init(readMBPerS: Double, writeMBPerS: Double, readLatencyUs: Double, writeLatencyUs: Double, flushMs: Double) {
+            self.readMBPerS = readMBPerS
+            self.writeMBPerS = writeMBPerS
+            self.readLatencyUs = readLatencyUs
+            self.writeLatencyUs = writeLatencyUs
+            self.flushMs = flushMs
+        }
+    }
+
+    /// The core whose costs a Geekbench score scales (`CPU.scaled(by:)`): the costs
+    /// `preflight calibrate` fitted on Preflight's reference machine, a server core of this
+    /// Geekbench 5 single-core score (docs: the performance section of the README).
+    public static let referenceCore = (
+        geekbench5SingleCore: 1_250.0, cpu: CPU(vmStepNs: 6.0, cacheHitNs: 60.0, cacheMissNs: 400.0))
+
+    /// The CPU of a core with Geekbench 5 single-core score `score`, from the reference core's.
+    public static func cpu(geekbench5SingleCore score: Double) -> CPU {
+        referenceCore.cpu.scaled(by: referenceCore.geekbench5SingleCore / score)
+    }
+
+    /// The device time of `work`.
+    public func time(of work: WorkCounts) -> DeviceTime {
+        let sqlite = work.sqlite
+        let cpuNs = Double(sqlite.vmSteps) * cpu.vmStepNs + Double(sqlite.cacheHits) * cpu.cacheHitNs
+            + Double(sqlite.cacheMisses) * cpu.cacheMissNs
+        // MB/s is bytes per microsecond: bytes / (MB/s) / 1000 is milliseconds.
+        let readMs = Double(work.reads) * storage.readLatencyUs / 1000 + Double(work.bytesRead) / storage.readMBPerS / 1000
+        let writeMs = Double(work.writes) * storage.writeLatencyUs / 1000
+            + Double(work.bytesWritten) / storage.writeMBPerS / 1000
+        return DeviceTime(cpuMs: cpuNs / 1_000_000, readMs: readMs, writeMs: writeMs, syncMs: Double(work.syncs) * storage.flushMs)
+    }
+}
+
+/// The work of a launch as the device clock charges it: SQLite's own counts and the I/O
+/// the shim VFS saw, on the database's files (temporary files included: a phone writes
+/// them too).
+public struct WorkCounts: Sendable, Equatable {
+    public var sqlite = SQLiteWork()
+    public var reads: Int64 = 0
+    public var bytesRead: Int64 = 0
+    public var writes: Int64 = 0
+    public var bytesWritten: Int64 = 0
+    /// Syncs of the database, its journal and its WAL (a temp file's sync flushes nothing
+    /// that must last, and SQLite does not ask for one).
+    public var syncs: Int64 = 0
+
+    public init() {}
+
+    public static func - (left: WorkCounts, right: WorkCounts) -> WorkCounts {
+        var result = WorkCounts()
+        result.sqlite = SQLiteWork(
+            vmSteps: left.sqlite.vmSteps - right.sqlite.vmSteps, cacheHits: left.sqlite.cacheHits - right.sqlite.cacheHits,
+            cacheMisses: left.sqlite.cacheMisses - right.sqlite.cacheMisses)
+        result.reads = left.reads - right.reads
+        result.bytesRead = left.bytesRead - right.bytesRead
+        result.writes = left.writes - right.writes
+        result.bytesWritten = left.bytesWritten - right.bytesWritten
+        result.syncs = left.syncs - right.syncs
+        return result
+    }
+}
+
+extension SpeedModel: Codable {
+    enum CodingKeys: String, CodingKey { case cpu, storage, startMs = "start_ms" }
+}
+
+extension SpeedModel.CPU: Codable {
+    enum CodingKeys: String, CodingKey {
+        case vmStepNs = "vm_step_ns", cacheHitNs = "cache_hit_ns", cacheMissNs = "cache_miss_ns"
+    }
+}
+
+extension SpeedModel.Storage: Codable {
+    enum CodingKeys: String, CodingKey {
+        case readMBPerS = "read_mb_per_s", writeMBPerS = "write_mb_per_s", readLatencyUs = "read_latency_us"
+        case writeLatencyUs = "write_latency_us", flushMs = "flush_ms"
+    }
+}
