@@ -1,4 +1,5 @@
 import CSQLite
+import Foundation
 
 /// The work SQLite did on one connection: what the device clock turns into a phone's time.
 /// Counted by SQLite itself, so the same file and plan give the same counts on every
@@ -10,17 +11,28 @@ public struct SQLiteWork: Sendable, Equatable {
     public var cacheHits: Int64 = 0
     /// Page reads that went to the file (`SQLITE_DBSTATUS_CACHE_MISS`).
     public var cacheMisses: Int64 = 0
+    /// The instructions of statements that sorted (`CREATE INDEX`, an `ORDER BY` no index
+    /// serves), each weighed by the base-2 log of their number: one instruction feeds a row
+    /// to the sorter, whose comparisons grow as n log n and are no instructions of their own.
+    public var sortWork: Int64 = 0
 
-    public init(vmSteps: Int64 = 0, cacheHits: Int64 = 0, cacheMisses: Int64 = 0) {
+    public init(vmSteps: Int64 = 0, cacheHits: Int64 = 0, cacheMisses: Int64 = 0, sortWork: Int64 = 0) {
         self.vmSteps = vmSteps
         self.cacheHits = cacheHits
         self.cacheMisses = cacheMisses
+        self.sortWork = sortWork
     }
 
     public static func + (left: SQLiteWork, right: SQLiteWork) -> SQLiteWork {
         SQLiteWork(
             vmSteps: left.vmSteps + right.vmSteps, cacheHits: left.cacheHits + right.cacheHits,
-            cacheMisses: left.cacheMisses + right.cacheMisses)
+            cacheMisses: left.cacheMisses + right.cacheMisses, sortWork: left.sortWork + right.sortWork)
+    }
+
+    public static func - (left: SQLiteWork, right: SQLiteWork) -> SQLiteWork {
+        SQLiteWork(
+            vmSteps: left.vmSteps - right.vmSteps, cacheHits: left.cacheHits - right.cacheHits,
+            cacheMisses: left.cacheMisses - right.cacheMisses, sortWork: left.sortWork - right.sortWork)
     }
 }
 
@@ -46,8 +58,8 @@ public final class SQLiteWorkCounter {
 
     private var handle: OpaquePointer?
     private let meter: WorkMeter
-    /// Instructions of the statements already finalized.
-    private var finishedSteps: Int64 = 0
+    /// The work of the statements already finalized.
+    private var finished = SQLiteWork()
     /// The totals when the connection closed (the handle can no longer be asked).
     private var closedTotal: SQLiteWork?
 
@@ -60,19 +72,27 @@ public final class SQLiteWorkCounter {
     public var total: SQLiteWork {
         if let closedTotal { return closedTotal }
         guard let handle else { return SQLiteWork() }
-        var steps = finishedSteps
+        var work = finished
         var statement = sqlite3_next_stmt(handle, nil)
         while let current = statement {
-            steps += Int64(sqlite3_stmt_status(current, SQLITE_STMTSTATUS_VM_STEP, 0))
+            work = work + Self.work(of: current)
             statement = sqlite3_next_stmt(handle, current)
         }
-        return SQLiteWork(vmSteps: steps, cacheHits: Self.status(handle, SQLITE_DBSTATUS_CACHE_HIT),
-                          cacheMisses: Self.status(handle, SQLITE_DBSTATUS_CACHE_MISS))
+        work.cacheHits = Self.status(handle, SQLITE_DBSTATUS_CACHE_HIT)
+        work.cacheMisses = Self.status(handle, SQLITE_DBSTATUS_CACHE_MISS)
+        return work
     }
 
-    /// A statement of the connection is about to be finalized: its instructions stay counted.
+    /// A statement of the connection is about to be finalized: its work stays counted.
     func finalizing(_ statement: OpaquePointer) {
-        finishedSteps += Int64(sqlite3_stmt_status(statement, SQLITE_STMTSTATUS_VM_STEP, 0))
+        finished = finished + Self.work(of: statement)
+    }
+
+    /// One statement's instructions so far, and its sort work if it sorted.
+    private static func work(of statement: OpaquePointer) -> SQLiteWork {
+        let steps = Int64(sqlite3_stmt_status(statement, SQLITE_STMTSTATUS_VM_STEP, 0))
+        let sorted = sqlite3_stmt_status(statement, SQLITE_STMTSTATUS_SORT, 0) > 0 && steps > 1
+        return SQLiteWork(vmSteps: steps, sortWork: sorted ? Int64(Double(steps) * log2(Double(steps))) : 0)
     }
 
     /// The connection is closing: the totals are kept as they are now.

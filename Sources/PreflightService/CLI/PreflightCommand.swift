@@ -11,6 +11,7 @@ public enum PreflightCommand {
               capacity     find how large a database can be before the migration stops completing
               serve        start the HTTP service
               synthesize   build a database at a plan's version, filled with made-up rows
+              calibrate    print a device profile of this machine (its speed model, fitted here)
               plan import  write a plan from an app's own migration files (SQLDelight, Flyway, numbered SQL)
               worker       internal: one process of a rehearsal, started by run and serve
 
@@ -29,9 +30,10 @@ public enum PreflightCommand {
             case "capacity": return CapacityCommand.main(rest, workerExecutable: executable)
             case "serve": return ServeCommand.main(rest, workerExecutable: executable)
             case "synthesize": return SynthesizeCommand.main(rest)
+            case "calibrate": return CalibrateCommand.main(rest, executable: executable)
             case "plan": return PlanCommand.main(rest)
             case "worker": return WorkerCommand.main(rest)
-            default: throw UsageError("unknown command \"\(command)\"; the commands are run, capacity, serve, synthesize, plan import")
+            default: throw UsageError("unknown command \"\(command)\"; the commands are run, capacity, serve, synthesize, calibrate, plan import")
             }
         }
     }

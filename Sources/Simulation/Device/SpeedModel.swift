@@ -21,20 +21,26 @@ public struct SpeedModel: Sendable, Equatable {
     public struct CPU: Sendable, Equatable {
         /// Per virtual-machine instruction.
         public var vmStepNs: Double
+        /// Per unit of sort work (`SQLiteWork.sortWork`): a sorting statement's instruction,
+        /// weighed by the log of their number.
+        public var sortNs: Double
         /// Per page read that the page cache answered.
         public var cacheHitNs: Double
         /// Per page read that went to the file (the read itself is the storage's).
         public var cacheMissNs: Double
 
-        public init(vmStepNs: Double, cacheHitNs: Double, cacheMissNs: Double) {
+        public init(vmStepNs: Double, sortNs: Double, cacheHitNs: Double, cacheMissNs: Double) {
             self.vmStepNs = vmStepNs
+            self.sortNs = sortNs
             self.cacheHitNs = cacheHitNs
             self.cacheMissNs = cacheMissNs
         }
 
         /// A core `slowdown` times slower than the reference core on every kind of work.
         public func scaled(by slowdown: Double) -> CPU {
-            CPU(vmStepNs: vmStepNs * slowdown, cacheHitNs: cacheHitNs * slowdown, cacheMissNs: cacheMissNs * slowdown)
+            CPU(
+                vmStepNs: vmStepNs * slowdown, sortNs: sortNs * slowdown, cacheHitNs: cacheHitNs * slowdown,
+                cacheMissNs: cacheMissNs * slowdown)
         }
     }
 
@@ -62,7 +68,7 @@ public struct SpeedModel: Sendable, Equatable {
     /// `preflight calibrate` fitted on Preflight's reference machine, a server core of this
     /// Geekbench 5 single-core score (docs: the performance section of the README).
     public static let referenceCore = (
-        geekbench5SingleCore: 1_250.0, cpu: CPU(vmStepNs: 6.0, cacheHitNs: 60.0, cacheMissNs: 400.0))
+        geekbench5SingleCore: 1_250.0, cpu: CPU(vmStepNs: 6.0, sortNs: 1.0, cacheHitNs: 60.0, cacheMissNs: 400.0))
 
     /// The CPU of a core with Geekbench 5 single-core score `score`, from the reference core's.
     public static func cpu(geekbench5SingleCore score: Double) -> CPU {
@@ -72,7 +78,8 @@ public struct SpeedModel: Sendable, Equatable {
     /// The device time of `work`.
     public func time(of work: WorkCounts) -> DeviceTime {
         let sqlite = work.sqlite
-        let cpuNs = Double(sqlite.vmSteps) * cpu.vmStepNs + Double(sqlite.cacheHits) * cpu.cacheHitNs
+        let cpuNs = Double(sqlite.vmSteps) * cpu.vmStepNs + Double(sqlite.sortWork) * cpu.sortNs
+            + Double(sqlite.cacheHits) * cpu.cacheHitNs
             + Double(sqlite.cacheMisses) * cpu.cacheMissNs
         // MB/s is bytes per microsecond: bytes / (MB/s) / 1000 is milliseconds.
         let readMs = Double(work.reads) * storage.readLatencyUs / 1000 + Double(work.bytesRead) / storage.readMBPerS / 1000
@@ -99,9 +106,7 @@ public struct WorkCounts: Sendable, Equatable {
 
     public static func - (left: WorkCounts, right: WorkCounts) -> WorkCounts {
         var result = WorkCounts()
-        result.sqlite = SQLiteWork(
-            vmSteps: left.sqlite.vmSteps - right.sqlite.vmSteps, cacheHits: left.sqlite.cacheHits - right.sqlite.cacheHits,
-            cacheMisses: left.sqlite.cacheMisses - right.sqlite.cacheMisses)
+        result.sqlite = left.sqlite - right.sqlite
         result.reads = left.reads - right.reads
         result.bytesRead = left.bytesRead - right.bytesRead
         result.writes = left.writes - right.writes
@@ -117,7 +122,7 @@ extension SpeedModel: Codable {
 
 extension SpeedModel.CPU: Codable {
     enum CodingKeys: String, CodingKey {
-        case vmStepNs = "vm_step_ns", cacheHitNs = "cache_hit_ns", cacheMissNs = "cache_miss_ns"
+        case vmStepNs = "vm_step_ns", sortNs = "sort_ns", cacheHitNs = "cache_hit_ns", cacheMissNs = "cache_miss_ns"
     }
 }
 

@@ -166,7 +166,7 @@ public enum Worker {
             sqliteVersion: instructions.sqliteCheck == .fail ? instructions.sqliteVersion : nil)
         let clock = instructions.deviceSpeed.map { DeviceClock(model: $0, watchdogMs: instructions.deviceWatchdogMs) }
         clock?.start()
-        let migrator = Migrator(plan: plan, settings: settings, spaceMeter: meter, hooks: faults, workMeter: clock)
+        let migrator = Migrator(plan: plan, settings: settings, spaceMeter: meter, hooks: faults, workMeter: clock?.work)
         _ = migrator.migrate(databaseAt: directory.work.path) { event in
             var event = event
             ProcessMemory.measureStep(&event)

@@ -1,0 +1,91 @@
+import Foundation
+import MigrationCore
+import Simulation
+
+/// `preflight calibrate`: prints a device profile of this machine (CONTRACT §7 `speed`),
+/// fitted to a fixed workload timed here (`Calibration`), so that a run's modelled
+/// `device_ms` can be checked against its measured time, and a team can fit a profile to
+/// its own phone's timings the same way.
+enum CalibrateCommand {
+    static let syntax = CommandSyntax(
+        command: "preflight calibrate",
+        flags: [.init("rows", value: "N"), .init("name", value: "NAME"), .init("out", value: "FILE")],
+        usage: """
+            usage: preflight calibrate [--rows N] [--name NAME] [--out FILE]
+
+            Runs a fixed workload (bulk and batched inserts, a commit per row, an index build, a
+            rewrite of every row, a scan, batched deletes, a drop; with a rollback journal and with
+            WAL) on this machine, times each piece, and prints a device profile whose speed model
+            explains those times: this machine, seen as a device. Run it on a quiet machine.
+            The table of measured and modelled times goes to stderr.
+
+              --rows N      rows of the workload's table (default 100000; a quarter of it is run too)
+              --name NAME   the profile's name (default this-machine)
+              --out FILE    write the profile there instead of stdout
+
+            exit status: 0 printed, 1 the workload failed, 2 bad usage
+            """)
+
+    static func main(_ arguments: [String], executable: String) -> Int32 {
+        CommandLineAnswer.run(syntax, arguments) { parsed throws(UsageError) in
+            try run(parsed, executable: executable)
+        }
+    }
+
+    private static func run(_ arguments: Arguments, executable: String) throws(UsageError) -> Int32 {
+        let rowsText = arguments.value("rows") ?? "100000"
+        guard let rows = Int(rowsText), (1_000...10_000_000).contains(rows) else {
+            throw UsageError("--rows must be a whole number from 1000 to 10000000, got \"\(rowsText)\"")
+        }
+        let name = arguments.value("name") ?? "this-machine"
+        let directory: JobDirectory
+        do {
+            directory = try JobDirectory.create(parent: NSTemporaryDirectory() + "preflight-calibrate")
+        } catch {
+            printError("preflight calibrate: \(error)")
+            return 1
+        }
+        defer { try? FileManager.default.removeItem(atPath: directory.path) }
+        let result: Calibration.Result
+        do {
+            result = try Calibration.run(directory: directory.path, rows: rows, executable: executable)
+        } catch {
+            printError("preflight calibrate: the workload failed: \(error)")
+            return 1
+        }
+        var table = "piece                                          measured   modelled   error\n"
+        for piece in result.pieces {
+            let error = (piece.modelledMs - piece.measuredMs) / piece.measuredMs * 100
+            table += piece.name.padding(toLength: 44, withPad: " ", startingAt: 0)
+                + String(format: " %8.1f ms %8.1f ms %+6.1f%%\n", piece.measuredMs, piece.modelledMs, error)
+        }
+        printError(table)
+        let profile = DeviceProfileDocument(
+            name: name,
+            description: "This machine as a device: its speed model fitted by `preflight calibrate --rows \(rows)` to a workload timed here",
+            speed: result.speed)
+        let encoder = JSONEncoder()
+        encoder.outputFormatting = [.prettyPrinted, .sortedKeys]
+        guard let data = try? encoder.encode(profile) else { return 1 }
+        let text = String(decoding: data, as: UTF8.self) + "\n"
+        if let out = arguments.value("out") {
+            do {
+                try Data(text.utf8).write(to: URL(fileURLWithPath: out))
+            } catch {
+                printError("preflight calibrate: cannot write \(out): \(error.localizedDescription)")
+                return 1
+            }
+        } else {
+            printOutput(text)
+        }
+        return 0
+    }
+
+    /// The profile as a file in `Config/devices` holds it (no watchdog of its own: give one
+    /// with `--watchdog-ms`, or add `entry_point`).
+    private struct DeviceProfileDocument: Encodable {
+        var name: String
+        var description: String
+        var speed: SpeedModel
+    }
+}
