@@ -107,22 +107,23 @@ private struct SQLDelightStatement {
     }
 
     /// The statement with each column's Kotlin type taken out, in `CREATE TABLE t (...)`,
-    /// `ALTER TABLE t ADD [COLUMN] ...` and `CREATE VIRTUAL TABLE t USING module(...)`.
+    /// `ALTER TABLE t ADD [COLUMN] ...` and `CREATE VIRTUAL TABLE t USING module(...)`,
+    /// from its first token: SQLDelight's statement starts there, after any comment.
     func withoutKotlinTypes() -> String {
+        guard let first = significant.first else { return "" }
         var removed: [Range<Int>] = []
         let words = significant.prefix(4).map { tokenizer.text(tokens[$0]).asciiUppercased() }
         let head = words.filter { !["TEMP", "TEMPORARY"].contains($0) }
         if head.starts(with: ["CREATE", "TABLE"]), let open = tableColumnsOpening() {
-            removed = items(inParenthesesAt: open).compactMap(kotlinType(inColumn:))
+            removed = items(from: open + 1).compactMap(\.kotlinType)
         } else if head.starts(with: ["CREATE", "VIRTUAL", "TABLE"]), let (module, open) = moduleArguments() {
-            let arguments = items(inParenthesesAt: open)
-            removed = module == "fts5" ? arguments.compactMap(fts5ColumnDefinition) : arguments.compactMap(kotlinType(inColumn:))
+            let arguments = items(from: open + 1)
+            removed = module == "fts5" ? arguments.compactMap(fts5ColumnDefinition) : arguments.compactMap(\.kotlinType)
         } else if words.starts(with: ["ALTER", "TABLE"]), let column = addedColumn() {
-            removed = kotlinType(inColumn: column).map { [$0] } ?? []
+            removed = items(from: column).compactMap(\.kotlinType)
         }
-        guard !removed.isEmpty else { return tokenizer.text(0..<tokenizer.bytes.count) }
         var bytes: [UInt8] = []
-        var position = 0
+        var position = tokens[first].range.lowerBound
         for range in removed {
             bytes += tokenizer.bytes[position..<range.lowerBound]
             position = range.upperBound
@@ -133,131 +134,132 @@ private struct SQLDelightStatement {
 
     // MARK: - Where the columns are
 
-    /// The `(` of `CREATE TABLE name (`; nil for `CREATE TABLE name AS SELECT ...`, whose
-    /// `AS`s are the query's.
+    /// The position in `significant` of the `(` of `CREATE TABLE name (`; nil for
+    /// `CREATE TABLE name AS SELECT ...`, whose `AS`s are the query's.
     private func tableColumnsOpening() -> Int? {
-        for index in significant.dropFirst(2) {
-            if matches(index, "(") { return index }
-            if tokens[index].kind == .keyword, matches(index, "AS") { return nil }
+        for position in 2..<significant.count {
+            if matches(significant[position], "(") { return position }
+            if tokens[significant[position]].kind == .keyword, matches(significant[position], "AS") { return nil }
         }
         return nil
     }
 
-    /// The module's name, in lower case, and the `(` of its arguments in
-    /// `CREATE VIRTUAL TABLE name USING module(...)`.
+    /// The module's name, in lower case, and the position in `significant` of the `(` of
+    /// its arguments in `CREATE VIRTUAL TABLE name USING module(...)`.
     private func moduleArguments() -> (module: String, open: Int)? {
         guard let using = significant.firstIndex(where: { tokens[$0].kind == .keyword && matches($0, "USING") }),
             using + 2 < significant.count, matches(significant[using + 2], "(")
         else { return nil }
-        return (tokenizer.text(tokens[significant[using + 1]]).asciiLowercased(), significant[using + 2])
+        return (tokenizer.text(tokens[significant[using + 1]]).asciiLowercased(), using + 2)
     }
 
-    /// The tokens of the column definition in `ALTER TABLE [schema.]name ADD [COLUMN] ...`.
-    private func addedColumn() -> Range<Int>? {
+    /// The position in `significant` of the column definition in
+    /// `ALTER TABLE [schema.]name ADD [COLUMN] ...`.
+    private func addedColumn() -> Int? {
         var position = 3
         if position < significant.count, matches(significant[position], ".") { position += 2 }
         guard position < significant.count, matches(significant[position], "ADD") else { return nil }
         position += 1
         if position < significant.count, matches(significant[position], "COLUMN") { position += 1 }
-        guard position < significant.count else { return nil }
-        return significant[position]..<tokens.count
+        return position < significant.count ? position : nil
     }
 
-    /// The comma-separated items inside the parentheses that open at token `open`, as
-    /// token ranges.
-    private func items(inParenthesesAt open: Int) -> [Range<Int>] {
-        var items: [Range<Int>] = []
+    /// A column definition, a table constraint or a module argument.
+    private struct Item {
+        /// Positions in `significant`.
+        var positions: [Int] = []
+        /// The bytes of its Kotlin type: from the end of its SQL type to the end of
+        /// `AS [@Annotation ...] Type`, as SQLDelight cuts them.
+        var kotlinType: Range<Int>?
+    }
+
+    /// The comma-separated items from `start` (a position in `significant`) to the `)`
+    /// that closes their list, or to the end. A Kotlin type is read whole, so its commas
+    /// (`Map<String, Int>`) and parentheses (`@Since(version = "4")`) are its own: at the
+    /// top level of a column definition, `AS` starts one unless `(` follows (a generated
+    /// column); every other `AS` of SQL is inside parentheses.
+    private func items(from start: Int) -> [Item] {
+        var items: [Item] = []
+        var item = Item()
         var depth = 0
-        var itemStart = open + 1
-        for index in (open + 1)..<tokens.count where tokens[index].kind == .punctuation {
-            if matches(index, "(") {
-                depth += 1
-            } else if matches(index, ")") {
-                if depth == 0 {
-                    items.append(itemStart..<index)
-                    return items
-                }
-                depth -= 1
-            } else if depth == 0, matches(index, ",") {
-                items.append(itemStart..<index)
-                itemStart = index + 1
+        var position = start
+        while position < significant.count {
+            let index = significant[position]
+            if depth == 0, matches(index, ",") || matches(index, ")") {
+                items.append(item)
+                if matches(index, ")") { return items }
+                item = Item()
+                position += 1
+                continue
             }
+            if depth == 0, tokens[index].kind == .keyword, matches(index, "AS"), position > start,
+                let end = kotlinTypeEnd(from: position + 1)
+            {
+                item.kotlinType = tokens[significant[position - 1]].range.upperBound..<tokens[significant[end]].range.upperBound
+                item.positions += Array(position...end)
+                position = end + 1
+                continue
+            }
+            depth += parenthesisBalance(index)
+            item.positions.append(position)
+            position += 1
         }
-        items.append(itemStart..<tokens.count)
+        items.append(item)
         return items
     }
 
     // MARK: - Kotlin types
 
-    /// The bytes of a column's Kotlin type: from the end of its SQL type to the end of
-    /// `AS [@Annotation ...] Type`, as SQLDelight cuts them. Nil for a table constraint and
-    /// for a column without one (`AS (expr)` makes a generated column).
-    private func kotlinType(inColumn column: Range<Int>) -> Range<Int>? {
-        let columnTokens = significant.filter { column.contains($0) }
-        guard let first = columnTokens.first,
-            !["CONSTRAINT", "PRIMARY", "UNIQUE", "CHECK", "FOREIGN"].contains(where: { tokens[first].kind == .keyword && matches(first, $0) })
-        else { return nil }
-        var depth = 0
-        for (position, index) in columnTokens.enumerated() {
-            if matches(index, "(") { depth += 1 } else if matches(index, ")") { depth -= 1 }
-            guard depth == 0, position > 0, tokens[index].kind == .keyword, matches(index, "AS") else { continue }
-            guard let end = kotlinTypeEnd(from: position + 1, in: columnTokens) else { return nil }
-            return tokens[columnTokens[position - 1]].range.upperBound..<tokens[end].range.upperBound
-        }
-        return nil
-    }
-
-    /// The last token of `[@Annotation[(...)] ...] name[.name...][<...>]`, starting at
-    /// `columnTokens[position]`; nil when what is there is no Kotlin type.
-    private func kotlinTypeEnd(from position: Int, in columnTokens: [Int]) -> Int? {
+    /// The position in `significant` of the last token of
+    /// `[@Annotation[(...)] ...] name[.name...][<...>]` that starts at `position`; nil when
+    /// what is there is no Kotlin type.
+    private func kotlinTypeEnd(from position: Int) -> Int? {
         var position = position
         var last: Int?
         func isName(_ position: Int) -> Bool {
-            position < columnTokens.count && [.identifier, .keyword].contains(tokens[columnTokens[position]].kind)
+            position < significant.count && [.identifier, .keyword].contains(tokens[significant[position]].kind)
         }
         func qualifiedName() {
-            while position + 1 < columnTokens.count, matches(columnTokens[position], "."), isName(position + 1) {
-                last = columnTokens[position + 1]
+            while position + 1 < significant.count, matches(significant[position], "."), isName(position + 1) {
+                last = position + 1
                 position += 2
             }
         }
         // Annotations: `@Name`, `@a.b.Name`, with arguments in parentheses. SQLite reads
         // `@Name(...)` up to a space as one parameter token, so parentheses are counted in
         // every token but strings.
-        while position < columnTokens.count, [.variable, .illegal].contains(tokens[columnTokens[position]].kind),
-            tokenizer.text(tokens[columnTokens[position]]).hasPrefix("@")
+        while position < significant.count, [.variable, .illegal].contains(tokens[significant[position]].kind),
+            tokenizer.text(tokens[significant[position]]).hasPrefix("@")
         {
-            var open = parenthesisBalance(columnTokens[position])
-            last = columnTokens[position]
+            var open = parenthesisBalance(significant[position])
+            last = position
             position += 1
             qualifiedName()
-            if open == 0, position < columnTokens.count, matches(columnTokens[position], "(") {
+            if open == 0, position < significant.count, matches(significant[position], "(") {
                 open = 1
-                last = columnTokens[position]
+                last = position
                 position += 1
             }
-            while open > 0, position < columnTokens.count {
-                open += parenthesisBalance(columnTokens[position])
-                last = columnTokens[position]
+            while open > 0, position < significant.count {
+                open += parenthesisBalance(significant[position])
+                last = position
                 position += 1
             }
         }
-        guard isName(position), !["SELECT", "WITH", "VALUES"].contains(where: { matches(columnTokens[position], $0) }) else {
-            return nil
-        }
-        last = columnTokens[position]
+        guard isName(position) else { return nil }
+        last = position
         position += 1
         qualifiedName()
         // Type arguments, nested: `Map<String, List<Int>>` (`>>` closes two).
-        if position < columnTokens.count, matches(columnTokens[position], "<") {
+        if position < significant.count, matches(significant[position], "<") {
             var open = 0
-            while position < columnTokens.count {
-                let token = tokens[columnTokens[position]]
+            while position < significant.count {
+                let token = tokens[significant[position]]
                 if token.kind == .punctuation {
                     let text = tokenizer.text(token)
                     open += text.filter { $0 == "<" }.count - text.filter { $0 == ">" }.count
                 }
-                last = columnTokens[position]
+                last = position
                 position += 1
                 if open <= 0 { break }
             }
@@ -265,10 +267,10 @@ private struct SQLDelightStatement {
         return last
     }
 
-    /// `(` minus `)` in a token, strings and quoted names aside.
+    /// `(` minus `)` in a token, strings, quoted names and comments aside.
     private func parenthesisBalance(_ index: Int) -> Int {
         let token = tokens[index]
-        guard ![.string, .quotedIdentifier].contains(token.kind) else { return 0 }
+        guard [.punctuation, .variable, .illegal].contains(token.kind) else { return 0 }
         let text = tokenizer.text(token)
         return text.filter { $0 == "(" }.count - text.filter { $0 == ")" }.count
     }
@@ -276,11 +278,11 @@ private struct SQLDelightStatement {
     /// The bytes after the column's name in an FTS5 argument that defines a column with a
     /// type (`title TEXT NOT NULL`, `tags TEXT AS List<String>`): SQLDelight writes the
     /// name alone. An option (`prefix = '2 3'`), a bare name and `name UNINDEXED` stay.
-    private func fts5ColumnDefinition(_ argument: Range<Int>) -> Range<Int>? {
-        let argumentTokens = significant.filter { argument.contains($0) }
-        guard argumentTokens.count > 1, !argumentTokens.contains(where: { matches($0, "=") }),
-            !(argumentTokens.count == 2 && matches(argumentTokens[1], "UNINDEXED")),
-            let first = argumentTokens.first, let last = argumentTokens.last
+    private func fts5ColumnDefinition(_ argument: Item) -> Range<Int>? {
+        let indices = argument.positions.map { significant[$0] }
+        guard indices.count > 1, !indices.contains(where: { matches($0, "=") }),
+            !(indices.count == 2 && matches(indices[1], "UNINDEXED")),
+            let first = indices.first, let last = indices.last
         else { return nil }
         return tokens[first].range.upperBound..<tokens[last].range.upperBound
     }
