@@ -16,22 +16,27 @@ import MigrationCore
         try PlanDecoder.decode(imported.document).steps
     }
 
-    private func statements(_ step: Step) -> [String] {
+    func statements(_ step: Step) -> [String] {
         guard case .sql(let statements) = step.action else { return [] }
         return statements
     }
 
-    /// A copy of the SQLDelight fixture with `databases/1.db` made by version 1's SQL, as
-    /// SQLDelight's generateSqlDelightSchema would have written it at that release.
-    static func sqldelightProject(in directory: TemporaryDirectory, withFirstDatabase: Bool = true) throws -> String {
-        let copy = directory.file("sqldelight")
-        try FileManager.default.copyItem(atPath: fixtures + "/sqldelight", toPath: copy)
-        if withFirstDatabase {
-            let databases = copy + "/app/src/main/sqldelight/databases"
+    /// A copy of a SQLDelight fixture project, MODULE the folder of its Gradle module, with
+    /// `databases/1.db` made by FIRSTSCHEMA, the SQL of version 1, as SQLDelight's
+    /// generateSqlDelightSchema would have written it at that release.
+    static func sqldelightProject(
+        _ fixture: String = "sqldelight", module: String = "app", firstSchema: String? = version1, in directory: TemporaryDirectory
+    ) throws -> String {
+        let copy = directory.file(fixture)
+        try FileManager.default.copyItem(atPath: fixtures + "/" + fixture, toPath: copy)
+        let project = copy + "/" + module
+        if let firstSchema {
+            let sourceSet = FileManager.default.fileExists(atPath: project + "/src/commonMain") ? "commonMain" : "main"
+            let databases = project + "/src/\(sourceSet)/sqldelight/databases"
             try FileManager.default.createDirectory(atPath: databases, withIntermediateDirectories: true)
-            try FixtureDatabase.create(at: databases + "/1.db", sql: version1 + "PRAGMA user_version = 1;")
+            try FixtureDatabase.create(at: databases + "/1.db", sql: firstSchema + ";PRAGMA user_version = 1;")
         }
-        return copy + "/app"
+        return project
     }
 
     // MARK: - Layouts
@@ -97,7 +102,7 @@ import MigrationCore
 
     @Test func sqldelightWithoutTheFirstSchemaSaysWhereItGoes() throws {
         let directory = TemporaryDirectory("import")
-        let project = try Self.sqldelightProject(in: directory, withFirstDatabase: false)
+        let project = try Self.sqldelightProject(firstSchema: nil, in: directory)
         let error = #expect(throws: PlanImportError.self) {
             try PlanImport(layout: .sqldelight, directory: project).makePlan()
         }
@@ -238,16 +243,18 @@ import MigrationCore
     }
 
     /// What a run's report says that does not depend on how the plan was written.
-    private struct RunSummary: Equatable {
+    struct RunSummary: Equatable {
         var outcome: String?
         var userVersion: Int?
         var tables: [String: Int]?
         var integrity: String?
         var schemaMatchesFreshInstall: Bool?
+        /// `final.schema_diff`, as text.
+        var schemaDiff: String
         var steps: [String]
     }
 
-    private func rehearse(_ database: String, plan: String, out: String) throws -> (summary: RunSummary, stderr: String) {
+    func rehearse(_ database: String, plan: String, out: String) throws -> (summary: RunSummary, stderr: String) {
         let result = try BoundedRun.preflight(["run", "--db", database, "--plan", plan, "--out", out])
         let report = try #require(
             (try? JSONSerialization.jsonObject(with: Data(result.stdout.utf8))) as? [String: Any], "\(result.stderr)")
@@ -259,7 +266,8 @@ import MigrationCore
             RunSummary(
                 outcome: report["outcome"] as? String, userVersion: final["user_version"] as? Int,
                 tables: final["tables"] as? [String: Int], integrity: final["integrity"] as? String,
-                schemaMatchesFreshInstall: final["schema_matches_fresh_install"] as? Bool, steps: steps),
+                schemaMatchesFreshInstall: final["schema_matches_fresh_install"] as? Bool,
+                schemaDiff: "\(final["schema_diff"] ?? "")", steps: steps),
             result.stderr
         )
     }

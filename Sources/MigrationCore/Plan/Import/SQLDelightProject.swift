@@ -15,9 +15,11 @@ enum SQLDelightProject {
     static func read(_ directory: String) throws(PlanImportError) -> AppMigrations {
         let root = sourceRoot(of: directory)
         let files = try ProjectFiles(root)
+        // SQLDelight reads the .sq files sorted by file name, whatever folder each is in.
+        let queryFiles = files.all.filter { $0.hasSuffix(".sq") }.sorted { (ProjectFiles.name($0), $0) < (ProjectFiles.name($1), $1) }
         var schema: [String] = []
-        for path in files.all where path.hasSuffix(".sq") {
-            schema += SQLDelightSQL.schemaStatements(in: try ProjectFiles.text(path))
+        for path in queryFiles {
+            schema += try SQLDelightSQL.schemaStatements(in: try ProjectFiles.text(path), file: path)
         }
         var migrations: [(path: String, file: VersionedSQLFile)] = []
         for path in files.all where path.hasSuffix(".sqm") {
@@ -34,7 +36,7 @@ enum SQLDelightProject {
             steps.append(step)
         }
         var notes: [String] = []
-        let orderedSchema = SQLDelightSQL.creationOrder(schema)
+        let orderedSchema = SQLDelightSchemaOrder.ordered(schema)
         if steps.isEmpty {
             guard !orderedSchema.isEmpty else {
                 throw PlanImportError("\(root) holds no schema: no CREATE statement in its .sq files and no .sqm migration")
