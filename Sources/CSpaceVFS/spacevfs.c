@@ -65,8 +65,10 @@
 **   processes (the stats file lives through the launches).  A worker of a
 **   kill sweep arms spacevfs_inject_fault: SIGKILL raised in xSync just before
 **   the N-th durable sync, a real kill with nothing after it; or SQLITE_FULL at
-**   the N-th write, after which the disk stays full (quota = bytes in use).
-**   The fault is written to the stats file before it fires.
+**   the N-th write, after which the disk stays full (quota = bytes in use);
+**   or SIGKILL in xWrite just before this process's N-th write of a main
+**   database file (in WAL mode, inside a checkpoint).  The fault is written to
+**   the stats file before it fires.
 **
 **   Re-registration: spacevfs_register may be called again, with the same
 **   or another stats path (tests do this; so can a long-lived process).  The
@@ -166,6 +168,7 @@ static struct {
   void (*xIoHook)(void);       /* Called after each counted read, write, sync */
   int eFault;                  /* SPACEVFS_FAULT_* armed in this process */
   i64 nFaultAt;                /* The durable sync or write it fires at */
+  i64 nMainWrites;             /* Main database writes in this process, once armed */
 } gSpace = { .mutex = PTHREAD_MUTEX_INITIALIZER };
 
 #define REALVFS (gSpace.pReal)
@@ -341,6 +344,12 @@ static int spaceWrite(sqlite3_file *pFile, const void *zBuf, int iAmt,
       pS->full_errors++;
       pthread_mutex_unlock(&gSpace.mutex);
       return SQLITE_FULL;
+    }
+    if( gSpace.eFault==SPACEVFS_FAULT_KILL_AT_MAIN_WRITE && p->eClass==SPACEVFS_CLASS_MAIN
+     && ++gSpace.nMainWrites==gSpace.nFaultAt && pS->fault_hits==0 ){
+      /* Before the write: what a kill leaves is everything written up to here. */
+      spaceRecordFault(p->eClass);
+      raise(SIGKILL);
     }
   }
   if( iEnd>p->pNode->szFile && spaceOverQuota(iEnd - p->pNode->szFile) ){
@@ -876,5 +885,6 @@ void spacevfs_inject_fault(int kind, int64_t n){
   pthread_mutex_lock(&gSpace.mutex);
   gSpace.eFault = kind;
   gSpace.nFaultAt = n;
+  gSpace.nMainWrites = 0;
   pthread_mutex_unlock(&gSpace.mutex);
 }

@@ -123,6 +123,43 @@ import TestSupport
         #expect(finding?.message.contains("first frame") == true, "\(String(describing: finding))")
     }
 
+    /// A launch killed in a WAL restart, after it wrote the new round's header and before
+    /// its first frame: the frames behind the header are the previous round's, all in the
+    /// main file already. SQLite applies none of them and reads the file as it is; the
+    /// report says they are ignored, not that the WAL is another database's.
+    @Test func aWALKilledInItsRestartIsItsOwnWithEveryFrameIgnored() throws {
+        let directory = TemporaryDirectory("wal")
+        let live = directory.file("restart-live.db")
+        let connection = try Connection(path: live, create: true)
+        try connection.execute(
+            "PRAGMA journal_mode = WAL; PRAGMA wal_autocheckpoint = 0; CREATE TABLE notes(id INTEGER PRIMARY KEY, body TEXT)")
+        try connection.execute("\(series(120)) INSERT INTO notes(body) SELECT printf('%.*c', 300, 'x') FROM series")
+        // Every frame into the main file; the frames stay until the next writer restarts the WAL.
+        try connection.execute("PRAGMA wal_checkpoint(PASSIVE)")
+        let database = directory.file("restart.db"), walPath = database + "-wal"
+        try FileManager.default.copyItem(atPath: live, toPath: database)
+        try FileManager.default.copyItem(atPath: live + "-wal", toPath: walPath)
+        // The restart, by SQLite: its new header, laid over the old round's frames.
+        try connection.execute("INSERT INTO notes(body) VALUES ('next round')")
+        let restarted = try Data(contentsOf: URL(fileURLWithPath: live + "-wal")).prefix(WALFile.headerSize)
+        let handle = try FileHandle(forUpdating: URL(fileURLWithPath: walPath))
+        try handle.write(contentsOf: restarted)
+        try handle.close()
+        withExtendedLifetime(connection) {}
+
+        #expect(try framesSQLiteApplies(database, directory) == 0)
+        let oracle = directory.file("restart-oracle.db")
+        try FileManager.default.copyItem(atPath: database, toPath: oracle)
+        try FileManager.default.copyItem(atPath: walPath, toPath: oracle + "-wal")
+        #expect(try FixtureDatabase.count("notes", at: oracle) == 120)
+        #expect(try Connection(path: oracle).scalar("PRAGMA integrity_check").textValue == "ok")
+        let read = try wal(walPath)
+        #expect(read.frames > 0 && read.chainedFrames == 0)
+        #expect(read.firstFrameFromEarlierRound)
+        let finding = WALFinding.check(walPath: walPath, databasePath: database, database: try header(database))
+        #expect(finding == .framesIgnored(ignored: read.frames, frames: read.frames, afterLastCommit: 0))
+    }
+
     /// A new database pulled before its first checkpoint: the main file has never had a
     /// schema, so its header has no text encoding yet (0), while the WAL's page 1 says
     /// UTF-8. Still its own WAL.

@@ -114,7 +114,8 @@ void spacevfs_set_io_hook(void (*xHook)(void));
 enum {
     SPACEVFS_FAULT_NONE = 0,
     SPACEVFS_FAULT_KILL_BEFORE_SYNC = 1, /* raise(SIGKILL) just before durable sync number N */
-    SPACEVFS_FAULT_FULL_AT_WRITE = 2     /* write number N fails SQLITE_FULL; the disk stays full */
+    SPACEVFS_FAULT_FULL_AT_WRITE = 2,    /* write number N fails SQLITE_FULL; the disk stays full */
+    SPACEVFS_FAULT_KILL_AT_MAIN_WRITE = 3 /* raise(SIGKILL) just before this process's N-th write of a main database file */
 };
 
 /*
@@ -124,6 +125,12 @@ enum {
 ** fault_hits, fault_class and fault_tag record it in the stats file first, so the
 ** parent learns where a killed worker died. A full disk stays full: the quota is set
 ** to the bytes in use, so later growth fails too (writes inside a file still succeed).
+**
+** KILL_AT_MAIN_WRITE counts the writes of main database files in this process alone
+** (the stats file has no count per class), and fires only if no fault has fired in the
+** run yet (fault_hits is 0): once, in the first launch that reaches N. In WAL mode the
+** main file is written only by checkpoints, so this kills one where it chooses, e.g.
+** after page 1 says the new size and before the file has grown to it.
 */
 void spacevfs_inject_fault(int kind, int64_t n);
 

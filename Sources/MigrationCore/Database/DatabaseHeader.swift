@@ -37,13 +37,24 @@ public enum HeaderReading: Sendable, Equatable {
 }
 
 extension DatabaseHeader {
-    /// Reads and checks the header of the file at `path`.
-    ///
-    /// A run interrupted mid-transaction can leave the file longer or shorter than its
-    /// header says, with a hot journal beside it that SQLite rolls back when it next opens
-    /// the file. So when `path-journal` is there (not empty), the size checks are left to
-    /// that recovery.
+    /// Reads and checks the header of the file at `path`, with the rollback journal and
+    /// WAL that SQLite finds beside it (`DatabaseFiles`).
     public static func read(path: String) -> HeaderReading {
+        let files = DatabaseFiles(path)
+        return read(path: path, journal: files.journal, wal: files.wal)
+    }
+
+    /// Reads and checks the header of the file at `path`, whose rollback journal and WAL
+    /// are `journal` and `wal` (nil: none comes with it).
+    ///
+    /// The header's page count is held against the file's size only where SQLite holds
+    /// it: when it reads the main file alone. A launch killed mid-transaction leaves a
+    /// hot journal that SQLite rolls back at the next open; one killed mid-checkpoint
+    /// leaves page 1 saying the new size in a file still shorter, and the pages it lacks
+    /// in the WAL, from which SQLite reads them. With either beside the file (not empty),
+    /// whether the file is whole is for SQLite to judge when it opens the pair (the
+    /// inspection, a launch): reading which WAL frames it applies takes the whole WAL.
+    public static func read(path: String, journal: String?, wal: String?) -> HeaderReading {
         guard let handle = FileHandle(forReadingAtPath: path) else {
             return .invalid("the file cannot be opened for reading")
         }
@@ -59,15 +70,19 @@ extension DatabaseHeader {
         } catch {
             return .invalid("the file cannot be read: \(error.localizedDescription)")
         }
-        // No journal, or one that cannot even be looked at: either way SQLite rolls nothing
-        // back when it opens the file, so the sizes must hold as they are.
-        let journal = (try? FileManager.default.attributesOfItem(atPath: DatabaseFiles(path).journal))?[.size] as? UInt64 ?? 0
-        return parse(bytes, fileSize: fileSize, hotJournal: journal > 0)
+        // A sidecar that cannot even be looked at is one SQLite cannot read either: it
+        // reads the main file alone, so the sizes must hold as they are.
+        let holdsBytes = { (sidecar: String?) -> Bool in
+            guard let sidecar else { return false }
+            return (try? FileManager.default.attributesOfItem(atPath: sidecar))?[.size] as? UInt64 ?? 0 > 0
+        }
+        return parse(bytes, fileSize: fileSize, mainFileAlone: !holdsBytes(journal) && !holdsBytes(wal))
     }
 
-    /// Checks `bytes` (the file's first bytes, up to 100) of a file of `fileSize` bytes;
-    /// with a `hotJournal` beside the file its size is not checked (recovery restores it).
-    public static func parse(_ bytes: [UInt8], fileSize: UInt64, hotJournal: Bool = false) -> HeaderReading {
+    /// Checks `bytes` (the file's first bytes, up to 100) of a file of `fileSize` bytes.
+    /// Unless SQLite reads the `mainFileAlone` (no hot journal, no WAL beside it), its size
+    /// is not checked: recovery or the WAL makes up for it.
+    public static func parse(_ bytes: [UInt8], fileSize: UInt64, mainFileAlone: Bool = true) -> HeaderReading {
         if fileSize == 0 { return .empty }
         guard bytes.count >= size else {
             return .invalid("the file is \(fileSize) bytes, shorter than an SQLite header (100 bytes)")
@@ -98,15 +113,24 @@ extension DatabaseHeader {
             userVersion: Int32(bitPattern: bigEndian32(bytes, 60)),
             applicationID: Int32(bitPattern: bigEndian32(bytes, 68)),
             sqliteVersionNumber: bigEndian32(bytes, 96))
-        if hotJournal { return .database(header) }
-        if fileSize % UInt64(pageSize) != 0 {
-            return .invalid("the file is \(fileSize) bytes, not a whole number of \(pageSize)-byte pages; it was truncated")
-        }
-        if header.pageCountIsValid && UInt64(pageCount) * UInt64(pageSize) > fileSize {
-            return .invalid(
-                "the header says \(pageCount) pages of \(pageSize) bytes, but the file holds only \(fileSize / UInt64(pageSize)); it was truncated")
+        if mainFileAlone, let shortfall = header.shortfall(fileSize: fileSize) {
+            let walHint = header.isWAL
+                ? ", or it is a WAL database killed during a checkpoint, whose missing pages are in its -wal: upload the -wal with it" : ""
+            return .invalid("\(shortfall); it was truncated\(walHint)")
         }
         return .database(header)
+    }
+
+    /// Why SQLite calls a main file of `fileSize` bytes with this header damaged when it
+    /// reads it alone; nil when it does not. SQLite counts the file's pages with a part of
+    /// a page as a page (reading past the end gives zeros), takes the header's page count
+    /// only when it is valid, and refuses the file when that count is more: neither a
+    /// file longer than its header says nor one that ends inside its last page is
+    /// refused (damage in what it then reads shows itself when a step or a check reads it).
+    public func shortfall(fileSize: UInt64) -> String? {
+        let size = UInt64(pageSize)
+        guard pageCountIsValid, UInt64(pageCount) > (fileSize + size - 1) / size else { return nil }
+        return "the header says \(pageCount) pages of \(pageSize) bytes, but the file holds only \(fileSize / size)"
     }
 
     private static func bigEndian16(_ bytes: [UInt8], _ offset: Int) -> UInt16 {

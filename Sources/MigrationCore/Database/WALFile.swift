@@ -28,6 +28,10 @@ public struct WALFile: Sendable, Equatable {
     public var appliedFrames: Int
     /// Page 1 as the applied frames leave it (its last applied frame), when they write it.
     public var pageOne: [UInt8]?
+    /// The first frame fails the chain and carries the previous round's salt-1 (one less
+    /// than the header's): a restart wrote the new header and was killed before it wrote
+    /// its first frame over the frames already checkpointed.
+    public var firstFrameFromEarlierRound = false
 
     public var ignoredFrames: Int { frames - appliedFrames }
 
@@ -94,6 +98,7 @@ public struct WALFile: Sendable, Equatable {
                 sum.s2 == bigEndian32(frame, 20)
             else {
                 chained = false
+                wal.firstFrameFromEarlierRound = wal.frames == 1 && bigEndian32(frame, 8) &+ 1 == bigEndian32(header, 16)
                 continue
             }
             wal.chainedFrames = wal.frames

@@ -56,7 +56,8 @@ public enum WALFinding: Sendable, Equatable {
         if wal.pageSize != database.pageSize {
             return .mismatch("its pages are \(wal.pageSize) bytes, the database's \(database.pageSize)")
         }
-        if wal.frames > 0, wal.chainedFrames == 0 {
+        // (Frames of the round before a restart are the database's own, already in the file.)
+        if wal.frames > 0, wal.chainedFrames == 0, !wal.firstFrameFromEarlierRound {
             return .mismatch("not even its first frame carries the salts and checksum its header starts, so SQLite ignores all \(wal.frames) frames")
         }
         if let pageOne = wal.pageOne, let reason = unrelatedPageOne(pageOne, databasePageOne) {

@@ -1,7 +1,7 @@
 import Simulation
 
-/// `preflight worker TASK --job DIR --parent PID [--launch N] [--final-only] [--kill-before-sync N | --full-at-write N]
-/// [--input FILE] [--await-start]`: one worker
+/// `preflight worker TASK --job DIR --parent PID [--launch N] [--final-only]
+/// [--kill-before-sync N | --full-at-write N | --kill-at-main-write N] [--input FILE] [--await-start]`: one worker
 /// process of a job (`Worker`). `run` and `serve` start it; people do not.
 enum WorkerCommand {
     static let syntax = CommandSyntax(
@@ -9,12 +9,12 @@ enum WorkerCommand {
         flags: [
             .init("job", value: "DIR"), .init("parent", value: "PID"), .init("launch", value: "N"),
             .init("final-only", value: nil), .init(StorageFault.killFlag, value: "N"), .init(StorageFault.fullFlag, value: "N"),
-            .init("input", value: "FILE"), .init("await-start", value: nil),
+            .init(StorageFault.mainWriteFlag, value: "N"), .init("input", value: "FILE"), .init("await-start", value: nil),
         ],
         operands: 1...1, operandName: "a task (\(Worker.Task.allCases.map(\.rawValue).joined(separator: ", ")))",
         usage: """
             usage: preflight worker \(Worker.Task.allCases.map(\.rawValue).joined(separator: "|")) --job DIR --parent PID [--launch N] [--final-only]
-                   [--kill-before-sync N | --full-at-write N] [--input FILE] [--await-start]
+                   [--kill-before-sync N | --full-at-write N | --kill-at-main-write N] [--input FILE] [--await-start]
 
             Internal: one process of a rehearsal, started by 'preflight run' and 'preflight serve'
             in a job directory they made. It opens the job's database with SQLite, so that the
@@ -41,13 +41,19 @@ enum WorkerCommand {
                 launch = number
             }
             var fault: StorageFault?
-            for flag in [StorageFault.killFlag, StorageFault.fullFlag] {
+            let faults: [(flag: String, make: (Int) -> StorageFault)] = [
+                (StorageFault.killFlag, StorageFault.killBeforeSync), (StorageFault.fullFlag, StorageFault.fullAtWrite),
+                (StorageFault.mainWriteFlag, StorageFault.killAtMainWrite),
+            ]
+            for (flag, make) in faults {
                 guard let text = parsed.value(flag) else { continue }
-                guard fault == nil else { throw UsageError("--\(StorageFault.killFlag) and --\(StorageFault.fullFlag) exclude each other") }
+                guard fault == nil else {
+                    throw UsageError("\(faults.map { "--" + $0.flag }.joined(separator: ", ")) exclude each other")
+                }
                 guard let point = Int(text), point >= 1 else {
                     throw UsageError("--\(flag) must be a whole number from 1, got \"\(text)\"")
                 }
-                fault = flag == StorageFault.killFlag ? .killBeforeSync(point) : .fullAtWrite(point)
+                fault = make(point)
             }
             return Worker.main(Worker.Invocation(
                 task: task, jobDirectory: job, parentPID: parent, launch: launch, finalOnly: parsed.isSet("final-only"),

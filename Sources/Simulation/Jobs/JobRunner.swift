@@ -95,8 +95,9 @@ struct JobRun {
     private mutating func rehearse() -> Outcome {
         warnings = CompatibilityWarnings.check(
             plan: job.plan, target: target, device: job.device, sqliteCheck: job.options.sqliteCheck)
-        // 1. The header, from the bytes alone.
-        let header = DatabaseHeader.read(path: job.input.database)
+        // 1. The header, from the bytes alone, with the WAL that came with them (the
+        // job's copies carry no journal).
+        let header = DatabaseHeader.read(path: job.input.database, journal: nil, wal: job.input.existingWAL)
         var walCheck: (wal: String, database: DatabaseHeader)?
         switch header {
         case .invalid(let reason):

@@ -1,8 +1,9 @@
 import CSpaceVFS
 
 /// A fault a sweep injects into the storage of one replay of a run, through the shim
-/// VFS: a real SIGKILL just before a durable sync, or SQLITE_FULL at a write. Ordinals
-/// count from 1 across the replay's launches (the stats file keeps the counters). The
+/// VFS: a real SIGKILL just before a durable sync or a write of the main file, or
+/// SQLITE_FULL at a write. Ordinals count from 1 across the replay's launches (the stats
+/// file keeps the counters), but for the main file's writes (see `killAtMainWrite`). The
 /// parent passes it to a `migrate` worker as command-line flags (`arguments`).
 public enum StorageFault: Sendable, Equatable {
     /// The worker raises SIGKILL just before the run's N-th sync of its main file,
@@ -10,15 +11,21 @@ public enum StorageFault: Sendable, Equatable {
     case killBeforeSync(Int)
     /// The run's N-th write fails with SQLITE_FULL, and the disk stays full after it.
     case fullAtWrite(Int)
+    /// The worker raises SIGKILL just before its N-th write of the main database file:
+    /// in WAL mode, inside a checkpoint. N counts in each launch, and the fault fires in
+    /// the first launch that reaches it, never again in the run.
+    case killAtMainWrite(Int)
 
     /// The worker flags (`preflight worker migrate ... --kill-before-sync N`).
     public static let killFlag = "kill-before-sync"
     public static let fullFlag = "full-at-write"
+    public static let mainWriteFlag = "kill-at-main-write"
 
     var arguments: [String] {
         switch self {
         case .killBeforeSync(let point): return ["--" + Self.killFlag, String(point)]
         case .fullAtWrite(let point): return ["--" + Self.fullFlag, String(point)]
+        case .killAtMainWrite(let point): return ["--" + Self.mainWriteFlag, String(point)]
         }
     }
 
@@ -27,6 +34,7 @@ public enum StorageFault: Sendable, Equatable {
         switch self {
         case .killBeforeSync(let point): spacevfs_inject_fault(Int32(SPACEVFS_FAULT_KILL_BEFORE_SYNC), Int64(point))
         case .fullAtWrite(let point): spacevfs_inject_fault(Int32(SPACEVFS_FAULT_FULL_AT_WRITE), Int64(point))
+        case .killAtMainWrite(let point): spacevfs_inject_fault(Int32(SPACEVFS_FAULT_KILL_AT_MAIN_WRITE), Int64(point))
         }
     }
 }

@@ -8,7 +8,7 @@ import MigrationCore
 /// the service.
 ///
 ///     preflight worker inspect|check|migrate|verify|fingerprint --job DIR --parent PID [--launch N] [--final-only]
-///         [--kill-before-sync N | --full-at-write N] [--input FILE] [--await-start]
+///         [--kill-before-sync N | --full-at-write N | --kill-at-main-write N] [--input FILE] [--await-start]
 ///
 /// (read by the command line parser of every other command, `WorkerCommand`, into an `Invocation`).
 /// `inspect` counts the input's rows before anything runs; `check` looks for damage in a
@@ -135,8 +135,20 @@ public enum Worker {
                 tables: try TableCounts.count(connection), journalMode: journalMode, readable: "ok",
                 point: try DurablePoint(connection, plan: plan))
         } catch {
-            return WorkerReport(readable: "SQLite cannot read the file: \(error.message)")
+            return WorkerReport(readable: "SQLite cannot read the file: \(error.message)\(inPlace ? "" : walShortfall(path))")
         }
+    }
+
+    /// Why a main file that came with a WAL may be unreadable: its header says more pages
+    /// than it holds (the runner left that for SQLite to judge, `DatabaseHeader`), and
+    /// SQLite did not find the rest in the WAL. "" when it holds them, or when its size
+    /// cannot be read: SQLite's own message stands then.
+    private static func walShortfall(_ path: String) -> String {
+        guard case .database(let header) = DatabaseHeader.read(path: path),
+            let size = (try? FileManager.default.attributesOfItem(atPath: path))?[.size] as? UInt64,
+            let shortfall = header.shortfall(fileSize: size)
+        else { return "" }
+        return "; \(shortfall), and SQLite does not find the rest in the -wal that came with it"
     }
 
     /// Whether the copy of the input at `path` is damaged: `readable` is "ok", or what
