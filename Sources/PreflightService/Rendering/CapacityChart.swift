@@ -45,7 +45,7 @@ enum CapacityChart {
     /// `deadlineMs`: the watchdog's deadline in this machine's time; nil for no watchdog.
     static func svg(_ answer: CapacityAnswer, deadlineMs: Double?) -> String {
         let versions = Array(Set(answer.points.flatMap { $0.steps.map(\.version) })).sorted()
-        let times = answer.points.flatMap { $0.steps.compactMap { $0.elapsedMs.map { Double(max(1, $0)) } } }
+        let times = answer.points.flatMap { $0.steps.compactMap { $0.watchdogMs.map { Double(max(1, $0)) } } }
         guard !answer.points.isEmpty, !times.isEmpty else { return "<p class=\"meta\">No size was rehearsed.</p>" }
         let xAxis = Axis(values: answer.points.map { Double($0.rows) })
         let yAxis = Axis(values: times + (deadlineMs.map { [$0 * 1.1] } ?? []))
@@ -92,7 +92,7 @@ enum CapacityChart {
         for (index, version) in versions.enumerated() {
             let color = colors[index % colors.count]
             let measured = answer.points.compactMap { point in
-                point.steps.first { $0.version == version }?.elapsedMs.map { (point, Double(max(1, $0))) }
+                point.steps.first { $0.version == version }?.watchdogMs.map { (point, Double(max(1, $0))) }
             }
             guard let last = measured.last else { continue }
             let path = measured.enumerated().map { offset, entry in
@@ -143,8 +143,6 @@ enum CapacityChart {
         "<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n" + svg(answer, deadlineMs: deadlineMs) + "\n"
     }
 
-    /// The watchdog's deadline on this machine: `watchdog_ms / time_scale`.
-    static func deadlineMs(_ options: RunOptions) -> Double? {
-        options.watchdogMs.map { Double($0) / max(options.timeScale, 0.000_001) }
-    }
+    /// The watchdog's deadline on the clock the run used.
+    static func deadlineMs(_ options: RunOptions) -> Double? { TimelineChart.Clock(options).deadline }
 }

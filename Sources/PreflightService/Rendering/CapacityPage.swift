@@ -25,7 +25,7 @@ enum CapacityPage {
         for point in answer.points {
             table += "<tr><td class=\"num\">\(CountText.grouped(point.rows))</td><td class=\"num\">"
                 + "\(ByteCount.text(point.bytes))</td><td>\(point.outcome.rawValue)</td><td class=\"num\">\(point.launches)"
-                + "</td><td class=\"num\">\(ReportRendering.duration(ms: point.elapsedMs))</td><td class=\"num\">"
+                + "</td><td class=\"num\">\(ReportRendering.duration(ms: point.deviceMs ?? point.elapsedMs))</td><td class=\"num\">"
                 + "\(point.peakBytes.map(ByteCount.text) ?? "-")</td><td>\(point.brokenStep.map { "v\($0)" } ?? "")</td></tr>"
         }
         body.append(table + "</table></div>")

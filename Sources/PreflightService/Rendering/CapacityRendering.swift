@@ -41,7 +41,7 @@ enum CapacityRendering {
                 pad(CountText.grouped(point.rows), rowsWidth, right: true) + "  "
                     + pad(ByteCount.text(point.bytes), 10, right: true) + "  " + pad(point.outcome.rawValue, 21) + "  "
                     + pad(String(point.launches), 8, right: true) + "  "
-                    + pad(ReportRendering.duration(ms: point.elapsedMs), 8, right: true) + "  "
+                    + pad(ReportRendering.duration(ms: point.deviceMs ?? point.elapsedMs), 8, right: true) + "  "
                     + pad(point.peakBytes.map(ByteCount.text) ?? "-", 10, right: true) + "  "
                     + (point.brokenStep.map { "v\($0)" } ?? ""))
         }

@@ -51,6 +51,12 @@ public enum ReportRendering {
             "plan \(report.plan.name) -> v\(report.plan.targetVersion) on device \(report.options.device), "
                 + "runner \(report.plan.runner.rawValue), "
                 + "\(launchCount) launch\(launchCount == 1 ? "" : "es"), \(duration(ms: report.timings.totalMs))")
+        let onDevice = report.options.clock == .device
+        if onDevice {
+            lines.append(
+                "clock device: launch and step times are the device's, modelled from the work done; "
+                    + "\"here\" is what this machine measured")
+        }
         let inputVersion = report.input.userVersion.map { "v\($0)" } ?? "unknown version"
         lines.append("input \(ByteCount.text(report.input.bytes)), \(inputVersion)")
         if let failure = report.failure {
@@ -63,9 +69,11 @@ public enum ReportRendering {
                 let id = launch.fromID.map { " (\"\(TerminalText.field($0))\")" } ?? ""
                 let reached = launch.reachedVersion.map { "v\($0)" } ?? "?"
                 let undone = launch.rolledBack ? ", uncommitted work rolled back" : ""
+                let time = onDevice
+                    ? "\(launch.deviceMs.map { duration(ms: $0) } ?? "-") (\(duration(ms: launch.elapsedMs)) here)"
+                    : duration(ms: launch.elapsedMs)
                 lines.append(
-                    "  launch \(launch.launch): \(from)\(id) -> \(reached), \(launch.ended.rawValue) after "
-                        + "\(duration(ms: launch.elapsedMs))\(undone)")
+                    "  launch \(launch.launch): \(from)\(id) -> \(reached), \(launch.ended.rawValue) after \(time)\(undone)")
             }
         }
         let names = report.steps.map { TerminalText.field($0.name) }
@@ -73,12 +81,13 @@ public enum ReportRendering {
         for (step, fullName) in zip(report.steps, names) {
             let name = fullName.count > nameWidth ? String(fullName.prefix(nameWidth - 1)) + "~" : fullName
             let padded = name + String(repeating: " ", count: max(0, nameWidth - name.count))
-            let time = step.elapsedMs.map { duration(ms: $0) } ?? "-"
+            let time = (onDevice ? step.deviceMs : step.elapsedMs).map { duration(ms: $0) } ?? "-"
             let peak = step.peakBytes.map { ByteCount.text($0) } ?? "-"
             let status = step.status.rawValue + String(repeating: " ", count: max(0, 11 - step.status.rawValue.count))
+            let here = onDevice ? "   (\(step.elapsedMs.map { duration(ms: $0) } ?? "-") here)" : ""
             lines.append(
                 "  v\(step.version)\(step.version < 10 ? " " : "") \(padded)  \(status) "
-                    + "\(leftPad(time, 9))   peak \(peak)")
+                    + "\(leftPad(time, 9))   peak \(peak)\(here)")
         }
         if let peak = report.space.peakBytes {
             let needed = report.space.minFreeBytes.map { ", needs \(ByteCount.text($0)) free" } ?? ""

@@ -6,7 +6,8 @@ import Simulation
 /// they ran; the watchdog's deadline as a vertical line; a killed launch's end marked.
 ///
 /// Steps carry their duration but not their start, so the segments are laid end to end
-/// after `start_ms`; a step the kill cut (no duration) runs to the end of the bar.
+/// after `start_ms`; a step the kill cut (no duration) runs to the end of the bar. Under
+/// `clock: device` every time drawn is the device's, the clock the watchdog counted.
 enum TimelineChart {
     static let width = 800.0
     static let rowHeight = 34.0
@@ -17,9 +18,9 @@ enum TimelineChart {
     static func svg(_ report: Report) -> String {
         let launches = report.launches
         guard !launches.isEmpty else { return "<p class=\"meta\">No launch ran.</p>" }
-        // The watchdog kills at watchdog_ms of the device's time, which is watchdog_ms / time_scale here.
-        let deadline = report.options.watchdogMs.map { Double($0) / max(report.options.timeScale, 0.000_001) }
-        let longest = Double(launches.map(\.elapsedMs).max() ?? 0)
+        let clock = Clock(report.options)
+        let deadline = clock.deadline
+        let longest = launches.map(clock.length).max() ?? 0
         let span = max(1, max(longest, deadline ?? 0) * 1.08)
         let plotWidth = width - left - right
         func x(_ ms: Double) -> Double { left + min(ms, span) / span * plotWidth }
@@ -30,17 +31,17 @@ enum TimelineChart {
                 + "aria-label=\"launch timeline\" xmlns=\"http://www.w3.org/2000/svg\" font-size=\"15\">")
         for (row, launch) in launches.enumerated() {
             let y = top + Double(row) * rowHeight
-            let end = Double(launch.elapsedMs)
+            let end = clock.length(of: launch)
             parts.append(
                 "<text x=\"4\" y=\"\(HTMLText.coordinate(y + 17))\">launch \(launch.launch)</text>")
             parts.append(
                 "<rect class=\"launch-bar\" data-launch=\"\(launch.launch)\" data-ended=\"\(launch.ended.rawValue)\" "
                     + "x=\"\(HTMLText.coordinate(left))\" y=\"\(HTMLText.coordinate(y + 4))\" "
                     + "width=\"\(HTMLText.coordinate(max(1, x(end) - left)))\" height=\"20\" fill=\"#dfe3e8\">"
-                    + "<title>launch \(launch.launch): \(launch.ended.rawValue) after \(launch.elapsedMs) ms</title></rect>")
-            var cursor = Double(launch.startMs ?? 0)
+                    + "<title>launch \(launch.launch): \(launch.ended.rawValue) after \(Int(end)) ms</title></rect>")
+            var cursor = clock.start(of: launch)
             for (index, step) in report.steps.enumerated() where step.launch == launch.launch {
-                let length = step.elapsedMs.map(Double.init) ?? max(0, end - cursor)
+                let length = clock.length(of: step) ?? max(0, end - cursor)
                 let segmentEnd = min(end, cursor + length)
                 let color = segmentColor(step.status, index: index)
                 parts.append(
@@ -48,7 +49,7 @@ enum TimelineChart {
                         + "x=\"\(HTMLText.coordinate(x(cursor)))\" y=\"\(HTMLText.coordinate(y + 4))\" "
                         + "width=\"\(HTMLText.coordinate(max(1, x(segmentEnd) - x(cursor))))\" height=\"20\" fill=\"\(color)\" "
                         + "stroke=\"#fff\" stroke-width=\"1\"><title>v\(step.version) \(MarkupText.escape(step.name)): "
-                        + "\(step.status.rawValue)\(step.elapsedMs.map { ", \($0) ms" } ?? "")</title></rect>")
+                        + "\(step.status.rawValue)\(clock.length(of: step).map { ", \(Int($0)) ms" } ?? "")</title></rect>")
                 cursor = segmentEnd
             }
             if launch.ended == .killed {
@@ -59,11 +60,11 @@ enum TimelineChart {
                         + "x2=\"\(HTMLText.coordinate(kx + 7))\" y2=\"\(HTMLText.coordinate(y + 21))\"/>"
                         + "<line x1=\"\(HTMLText.coordinate(kx + 7))\" y1=\"\(HTMLText.coordinate(y + 7))\" "
                         + "x2=\"\(HTMLText.coordinate(kx - 7))\" y2=\"\(HTMLText.coordinate(y + 21))\"/>"
-                        + "<title>killed at \(launch.elapsedMs) ms</title></g>")
+                        + "<title>killed at \(Int(end)) ms</title></g>")
             } else if launch.ended == .failed {
                 parts.append(
                     "<circle class=\"fail-marker\" cx=\"\(HTMLText.coordinate(x(end)))\" cy=\"\(HTMLText.coordinate(y + 14))\" "
-                        + "r=\"6\" fill=\"#c62828\"><title>failed at \(launch.elapsedMs) ms</title></circle>")
+                        + "r=\"6\" fill=\"#c62828\"><title>failed at \(Int(end)) ms</title></circle>")
             }
         }
         let axisY = top + Double(launches.count) * rowHeight
@@ -85,6 +86,31 @@ enum TimelineChart {
         }
         parts.append("</svg>")
         return parts.joined(separator: "\n")
+    }
+
+    /// The times the chart draws: the device's under `clock: device`, else this machine's,
+    /// against which the watchdog kills at `watchdog_ms / time_scale`.
+    struct Clock {
+        let options: RunOptions
+        init(_ options: RunOptions) { self.options = options }
+
+        var onDevice: Bool { options.clock == .device }
+
+        var deadline: Double? {
+            options.watchdogMs.map { Double($0) / (onDevice ? 1 : max(options.timeScale, 0.000_001)) }
+        }
+
+        func length(of launch: LaunchReport) -> Double {
+            Double(onDevice ? launch.deviceMs ?? launch.elapsedMs : launch.elapsedMs)
+        }
+
+        func start(of launch: LaunchReport) -> Double {
+            onDevice ? options.speed?.startMs ?? 0 : Double(launch.startMs ?? 0)
+        }
+
+        func length(of step: StepReport) -> Double? {
+            (onDevice ? step.deviceMs : step.elapsedMs).map(Double.init)
+        }
     }
 
     /// Applied steps alternate two blues so neighbours stay apart; a cut or failed step is red.

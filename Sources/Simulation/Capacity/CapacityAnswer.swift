@@ -84,6 +84,8 @@ public struct CapacityPoint: Sendable, Codable, Equatable {
     public var launches: Int
     /// The launches' time together (this machine's time).
     public var elapsedMs: Int
+    /// The launches' modelled time on the device together (`clock: device`).
+    public var deviceMs: Int? = nil
     public var peakBytes: Int64?
     public var steps: [StepCost]
     /// The step that broke first at this size (not a field of the answer: the limit's
@@ -106,26 +108,36 @@ public struct CapacityPoint: Sendable, Codable, Equatable {
     public struct StepCost: Sendable, Codable, Equatable {
         public var version: Int
         public var elapsedMs: Int?
+        /// The step's modelled time on the device (`clock: device`).
+        public var deviceMs: Int?
         public var peakBytes: Int64?
 
-        public init(version: Int, elapsedMs: Int?, peakBytes: Int64?) {
+        public init(version: Int, elapsedMs: Int?, deviceMs: Int? = nil, peakBytes: Int64?) {
             self.version = version
             self.elapsedMs = elapsedMs
+            self.deviceMs = deviceMs
             self.peakBytes = peakBytes
         }
 
-        enum CodingKeys: String, CodingKey { case version, elapsedMs = "elapsed_ms", peakBytes = "peak_bytes" }
+        /// The time the watchdog counted: the device's, else this machine's.
+        public var watchdogMs: Int? { deviceMs ?? elapsedMs }
+
+        enum CodingKeys: String, CodingKey {
+            case version, elapsedMs = "elapsed_ms", deviceMs = "device_ms", peakBytes = "peak_bytes"
+        }
 
         public func encode(to encoder: Encoder) throws {
             var container = encoder.container(keyedBy: CodingKeys.self)
             try container.encode(version, forKey: .version)
             try container.encode(elapsedMs, forKey: .elapsedMs)
+            try container.encode(deviceMs, forKey: .deviceMs)
             try container.encode(peakBytes, forKey: .peakBytes)
         }
     }
 
     enum CodingKeys: String, CodingKey {
-        case rows, bytes, outcome, launches, elapsedMs = "elapsed_ms", peakBytes = "peak_bytes", steps
+        case rows, bytes, outcome, launches, elapsedMs = "elapsed_ms", deviceMs = "device_ms", peakBytes = "peak_bytes"
+        case steps
     }
 
     public func encode(to encoder: Encoder) throws {
@@ -135,6 +147,7 @@ public struct CapacityPoint: Sendable, Codable, Equatable {
         try container.encode(outcome, forKey: .outcome)
         try container.encode(launches, forKey: .launches)
         try container.encode(elapsedMs, forKey: .elapsedMs)
+        try container.encode(deviceMs, forKey: .deviceMs)
         try container.encode(peakBytes, forKey: .peakBytes)
         try container.encode(steps, forKey: .steps)
     }

@@ -63,7 +63,7 @@ public final class CapacityRehearsal: Sendable {
             if point.outcome == .completed {
                 for step in report.steps where step.status == .applied {
                     costs[step.version, default: []].append(
-                        CostFit.Sample(rows: rows, elapsedMs: step.elapsedMs, growthBytes: step.peakGrowthBytes))
+                        CostFit.Sample(rows: rows, elapsedMs: step.deviceMs ?? step.elapsedMs, growthBytes: step.peakGrowthBytes))
                 }
             }
             progress(Self.progressLine(point, table: table, report: report))
@@ -133,10 +133,14 @@ public final class CapacityRehearsal: Sendable {
             maxJobSeconds: max(1, wholeSeconds))
         let report = JobRunner(workerExecutable: workerExecutable).run(job, cancellation: cancellation).report
         if report.failure?.kind == Failure.Kind.timeLimit || cancellation.isCancelled { return nil }
-        let steps = report.steps.map { CapacityPoint.StepCost(version: $0.version, elapsedMs: $0.elapsedMs, peakBytes: $0.peakBytes) }
+        let steps = report.steps.map {
+            CapacityPoint.StepCost(version: $0.version, elapsedMs: $0.elapsedMs, deviceMs: $0.deviceMs, peakBytes: $0.peakBytes)
+        }
         var capacityPoint = CapacityPoint(
             rows: rows[table] ?? 0, bytes: report.input.bytes, outcome: report.outcome, launches: report.launches.count,
             elapsedMs: report.launches.map(\.elapsedMs).reduce(0, +), peakBytes: report.space.peakBytes, steps: steps)
+        capacityPoint.deviceMs = report.options.clock == .device
+            ? report.launches.compactMap(\.deviceMs).reduce(0, +) : nil
         capacityPoint.brokenStep = Self.brokenStep(report)
         return (capacityPoint, report)
     }
