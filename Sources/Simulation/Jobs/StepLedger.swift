@@ -29,6 +29,8 @@ struct StepLedger {
                 entry.estimatedBytes = event.estimatedBytes
                 entries.append(entry)
             case .batchCommitted:
+                // The purge counts the old table's rows apart; the step's rows are its copy's.
+                guard event.phase != ChunkPhase.purge.rawValue else { break }
                 update(version, launch.number) { entry in
                     entry.rows = event.rows
                     entry.batches = event.batches
@@ -62,7 +64,7 @@ struct StepLedger {
                     entry.peakMemoryBytes = event.peakMemoryBytes
                     entry.apply(event.space)
                 }
-            case .opened, .finished, .versionCommitted, .statementStarted:
+            case .opened, .finished, .versionCommitted, .statementStarted, .phaseStarted:
                 break
             }
         }
