@@ -22,22 +22,27 @@ enum BenchmarkNotes {
         "CREATE INDEX idx_notes_updated ON notes(updated_at)",
     ]
 
-    /// The floor of any rebuild that commits every `batchRows` rows: the copy in committed
-    /// batches, then the drop, rename and index in one transaction, as SQL for the CLI.
+    /// The floor of any rebuild whose every transaction holds at most `batchRows` rows of
+    /// the table, as SQL for the CLI: the copy in committed batches of key ranges; one
+    /// transaction that drops the old index, puts the new table in place under a new name
+    /// for the old one, recreates the index and sets the version; then the old table
+    /// deleted in committed batches of key ranges, and the emptied table dropped.
     static func batchedRebuildScript(rows: Int, batchRows: Int) -> String {
-        let batches = stride(from: 0, to: rows, by: batchRows).map { start in
-            "BEGIN IMMEDIATE; INSERT INTO new_notes SELECT \(select) FROM notes "
-                + "WHERE id > \(start) AND id <= \(start + batchRows); COMMIT;"
-        }
+        let ranges = stride(from: 0, to: rows, by: batchRows).map { "id > \($0) AND id <= \($0 + batchRows)" }
+        let copy = ranges.map { "BEGIN IMMEDIATE; INSERT INTO new_notes SELECT \(select) FROM notes WHERE \($0); COMMIT;" }
+        let purge = ranges.map { "BEGIN IMMEDIATE; DELETE FROM old_notes WHERE \($0); COMMIT;" }
         return """
             CREATE TABLE new_notes(\(newColumns));
-            \(batches.joined(separator: "\n"))
-            BEGIN;
-            DROP TABLE notes;
+            \(copy.joined(separator: "\n"))
+            BEGIN IMMEDIATE;
+            DROP INDEX idx_notes_updated;
+            ALTER TABLE notes RENAME TO old_notes;
             ALTER TABLE new_notes RENAME TO notes;
             CREATE INDEX idx_notes_updated ON notes(updated_at);
             PRAGMA user_version = 2;
             COMMIT;
+            \(purge.joined(separator: "\n"))
+            DROP TABLE old_notes;
             """
     }
 

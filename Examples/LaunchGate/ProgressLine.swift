@@ -13,12 +13,13 @@ func progressLine(_ event: MigrationEvent, plan: Plan) -> String? {
         // A launch before this one was killed in the middle of a chunked step.
         return "\(version); resuming \(step) after \(counts(event))"
     case .batchCommitted:
-        return step.map { "\($0): \(counts(event))" }
+        // The copy's rows, or the old table's that its purge removed after the version bump.
+        return step.map { "\($0): \(event.phase.map { $0 + " " } ?? "")\(counts(event))" }
     case .stepFinished:
         return step.map { "\($0): applied" + (event.rows == nil ? "" : " (\(counts(event)))") }
     case .finished:
         return "at version \(event.userVersion ?? 0)"
-    case .stepStarted, .statementStarted, .versionCommitted, .stepFailed:
+    case .stepStarted, .statementStarted, .phaseStarted, .versionCommitted, .stepFailed:
         // The step's batches say it runs (this gate runs per step, so each step commits its
         // version itself); a failure is the migration's ending, told once.
         return nil

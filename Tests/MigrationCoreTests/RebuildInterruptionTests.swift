@@ -12,8 +12,8 @@ import Testing
 /// `_exit` kills of a worker process are tested with the worker.)
 @Suite struct RebuildInterruptionTests {
     /// Where the first launch stops. The notes rebuild copies 995 rows in 16 batches of 64
-    /// (the last one of 35), swaps, then purges the old table in 4 more batches (3 of
-    /// 5 x 64 rows, then the drop of the last 35).
+    /// (the last one of 35), swaps, then purges the old table in 16 more, as many rows each
+    /// (the last one deletes the last 35 and drops the emptied table).
     enum Stop: Sendable, CustomTestStringConvertible {
         case at(MigrationCheckpoint)
         case afterBatches(Int)
@@ -28,6 +28,7 @@ import Testing
         /// True when the stop comes after the swap committed (version 2 reached).
         var afterSwap: Bool {
             if case .afterBatches(let count) = self { return count > 16 }
+            if case .at(.insidePurge) = self { return true }
             return false
         }
 
@@ -40,12 +41,12 @@ import Testing
     }
 
     static let copyBatches = 16
-    static let purgeBatches = 4
+    static let purgeBatches = 16
 
     @Test(arguments: [
         Stop.at(.afterCreate), .afterBatches(1), .afterBatches(7), .afterBatches(copyBatches), .at(.afterLastBatch),
-        .at(.insideSwap), .afterBatches(copyBatches + 1), .afterBatches(copyBatches + 3),
-        .afterBatches(copyBatches + purgeBatches),
+        .at(.insideSwap), .afterBatches(copyBatches + 1), .afterBatches(copyBatches + 7),
+        .at(.insidePurge), .afterBatches(copyBatches + purgeBatches),
     ])
     func notesRebuildResumesToTheSameEnd(stop: Stop) throws {
         let scratch = try RebuildScratch()
@@ -109,7 +110,7 @@ import Testing
         }
         #expect(ending == .reached(version: 2), "not reached after \(launches) killed launches")
         _ = try RebuildFixture.relaunch(path, plan)  // the purge of the last launch, if it was cut
-        #expect(launches > 10)  // 29 copy batches of 7 kept rows and 9 purge batches of 35, 3 per launch
+        #expect(launches > 10)  // 29 copy batches of 7 kept rows, 3 per launch, then the purge
         #expect(try RebuildSnapshot(path) == reference)
         let db = try Connection(path: path)
         #expect(try db.integer("SELECT count(*) FROM memberships") == 200)

@@ -71,11 +71,9 @@ struct LaunchTests {
 
     @Test func aChunkedRebuildConvergesOverKilledLaunchesWhereOneTransactionCrashLoops() throws {
         let directory = TemporaryDirectory("launch")
-        // The chunked rebuild's longest transaction is a purge's (about 16 MiB freed,
-        // `OldTablePurge.batchBytes`): at 200,000 rows (43 MB) that was a quarter of the
-        // one-transaction step's work, too close to the third of it the watchdog allows on
-        // a loaded machine, where a purge cut every time is a crash loop. At 400,000 rows
-        // an eighth.
+        // Every transaction of the chunked rebuild holds 500 rows (its swap recreates no
+        // index: the table has none); the watchdog allows a third of the one-transaction
+        // step's work, which a loaded machine's process start takes a share of.
         let database = try bigDatabase(in: directory, rows: 400_000)
         let chunked = try plan(chunked: true, in: directory)
         let single = try plan(chunked: false, in: directory)
@@ -158,6 +156,98 @@ struct LaunchTests {
         #expect(report.steps.isEmpty)
         #expect(report.launches.count == 1)
         #expect(try dump(directory.file("finished.db")) == dump(directory.file("reference.db")))
+    }
+
+    // MARK: - Crash loops, named by the part of the step where every launch dies
+
+    /// `preflight run` of the chunked plan on `rows` rows, every launch killed at `fault`.
+    private func killedEveryLaunch(
+        rows: Int, fault: String, chunked: Bool = true, in directory: TemporaryDirectory
+    ) throws -> (report: Report, stderr: String) {
+        let database = try bigDatabase(in: directory, rows: rows)
+        let result = try run(
+            ["--db", database, "--plan", try plan(chunked: chunked, in: directory), "--launches", "10"], in: directory,
+            fault: fault)
+        return (try result.decodedReport, result.stderr)
+    }
+
+    /// Launch 1 commits the copy and the swap, and dies in the purge's first transaction;
+    /// launch 2 finds the purge where launch 1 left it and dies in the same transaction:
+    /// the file is at its target, and no launch ever gets past the purge.
+    @Test func everyLaunchKilledInThePurgeIsACrashLoopAtTheTarget() throws {
+        let directory = TemporaryDirectory("launch")
+        let (report, stderr) = try killedEveryLaunch(rows: 5_000, fault: "point=inside_purge", in: directory)
+        #expect(report.outcome == .crashLoop, "\(stderr)")
+        #expect(report.launches.count == 2)
+        #expect(report.launches.map(\.fromVersion) == [1, 2])
+        #expect(report.final?.userVersion == 2)
+        let message = report.failure?.message ?? ""
+        #expect(message.contains("in the purge of the old table"), "\(message)")
+        #expect(message.contains("target version 2"), "\(message)")
+        #expect(report.failure?.step == 2)
+        #expect(stderr.contains("launch 2: killed (SIGKILL) during step 2, in the purge of the old table"), "\(stderr)")
+    }
+
+    /// Launch 1 commits the copy and dies in the swap; launch 2 has nothing left to copy
+    /// and dies in the swap again.
+    @Test func everyLaunchKilledInTheSwapIsACrashLoopBeforeTheVersion() throws {
+        let directory = TemporaryDirectory("launch")
+        let (report, stderr) = try killedEveryLaunch(rows: 5_000, fault: "point=inside_swap", in: directory)
+        #expect(report.outcome == .crashLoop, "\(stderr)")
+        #expect(report.launches.count == 2)
+        #expect(report.final?.userVersion == 1)
+        let message = report.failure?.message ?? ""
+        #expect(message.contains("in the swap"), "\(message)")
+        #expect(!message.contains("target"), "\(message)")
+        #expect(report.failure?.step == 2)
+    }
+
+    @Test func everyLaunchKilledInAnSQLStepIsACrashLoopInTheStepsTransaction() throws {
+        let directory = TemporaryDirectory("launch")
+        let (report, stderr) = try killedEveryLaunch(rows: 1_000, fault: "point=inside_step", chunked: false, in: directory)
+        #expect(report.outcome == .crashLoop, "\(stderr)")
+        #expect(report.launches.count == 1)
+        #expect(report.final?.userVersion == 1)
+        #expect(report.failure?.message.contains("in the step's transaction") == true, "\(report.failure?.message ?? "")")
+    }
+
+    /// Every launch commits three purge transactions and is killed: each moves the purge's
+    /// cursor on, so the run goes on until one finishes it.
+    @Test func purgeBatchesCommittedAcrossKillsEndAtTheTarget() throws {
+        let directory = TemporaryDirectory("launch")
+        let database = try bigDatabase(in: directory, rows: 5_000)
+        let chunked = try plan(chunked: true, in: directory)
+        _ = try run(["--db", database, "--plan", chunked, "--out", directory.file("reference.db")], in: directory)
+        // 10 copy batches of 500, then 10 purge transactions of 500 and the one that drops
+        // the emptied table: 3 in each launch.
+        let result = try run(
+            ["--db", database, "--plan", chunked, "--launches", "10", "--out", directory.file("killed.db")], in: directory,
+            fault: "after_purge_batches=3")
+        let report = try result.decodedReport
+        #expect(report.outcome == .completedAfterKills, "\(result.stderr)")
+        #expect(report.launches.count == 4)
+        #expect(report.launches.map(\.ended) == [.killed, .killed, .killed, .finished])
+        #expect(report.launches.map(\.fromVersion) == [1, 2, 2, 2])
+        #expect(report.final?.userVersion == 2)
+        #expect(result.stderr.contains("launch 2: killed (SIGKILL) during step 2, in the purge of the old table"), "\(result.stderr)")
+        #expect(try dump(directory.file("killed.db")) == dump(directory.file("reference.db")))
+    }
+
+    /// The launches run out while each still commits purge transactions: the file is at
+    /// its target, and the message says what was left rather than that it was not reached.
+    @Test func launchesRunningOutInThePurgeSayTheTargetWasReached() throws {
+        let directory = TemporaryDirectory("launch")
+        let database = try bigDatabase(in: directory, rows: 5_000)
+        let result = try run(
+            ["--db", database, "--plan", try plan(chunked: true, in: directory), "--launches", "2"], in: directory,
+            fault: "after_purge_batches=3")
+        let report = try result.decodedReport
+        #expect(report.outcome == .watchdogKilled, "\(result.stderr)")
+        #expect(report.final?.userVersion == 2)
+        let message = report.failure?.message ?? ""
+        #expect(message.contains("reached its target version 2"), "\(message)")
+        #expect(message.contains("the purge of the old table of step 2"), "\(message)")
+        #expect(!message.contains("only at version"), "\(message)")
     }
 
     @Test func aCrashingWorkerIsAFailureWithAMessageNotAHang() throws {

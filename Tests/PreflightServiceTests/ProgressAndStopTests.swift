@@ -8,28 +8,44 @@ import MigrationCore
 @Suite struct ProgressAndStopTests {
     // MARK: - Progress lines, by the events' own clock
 
-    private func event(_ kind: MigrationEvent.Kind, version: Int = 4, at: Int, rows: Int64? = nil) -> MigrationEvent {
+    private func event(
+        _ kind: MigrationEvent.Kind, version: Int = 4, at: Int, rows: Int64? = nil, phase: String? = nil
+    ) -> MigrationEvent {
         var event = MigrationEvent(kind, version: version)
         event.atMs = at
         event.rows = rows
+        event.phase = phase
         return event
     }
 
     @Test func aChunkedStepSaysHowFarItIsAboutOnceASecond() throws {
         var lines = ProgressLine(launch: 2, plan: try NotesHistory.plan(), inputTables: ["notes": 10_000])
         let events = [
-            event(.stepStarted, at: 0), event(.batchCommitted, at: 300, rows: 500), event(.batchCommitted, at: 900, rows: 1_500),
-            event(.batchCommitted, at: 1_200, rows: 2_000), event(.batchCommitted, at: 1_900, rows: 3_000),
-            event(.batchCommitted, at: 2_300, rows: 4_120), event(.batchCommitted, at: 2_400, rows: 4_200),
+            event(.stepStarted, at: 0), event(.phaseStarted, at: 1, phase: "copy"),
+            event(.batchCommitted, at: 300, rows: 500, phase: "copy"), event(.batchCommitted, at: 900, rows: 1_500, phase: "copy"),
+            event(.batchCommitted, at: 1_200, rows: 2_000, phase: "copy"), event(.batchCommitted, at: 1_900, rows: 3_000, phase: "copy"),
+            event(.batchCommitted, at: 2_300, rows: 4_120, phase: "copy"), event(.batchCommitted, at: 2_400, rows: 4_200, phase: "copy"),
         ]
         let said = events.compactMap { lines.describe($0) }
         #expect(said == [
-            "launch 2: step 4 rebuild notes 2,000/10,000 rows (20%), 1.2 s",
-            "launch 2: step 4 rebuild notes 4,120/10,000 rows (41%), 2.3 s",
+            "launch 2: step 4 rebuild notes copy 2,000/10,000 rows (20%), 1.2 s",
+            "launch 2: step 4 rebuild notes copy 4,120/10,000 rows (41%), 2.3 s",
         ])
+        // After the swap, the purge counts the old table's rows: a full copy and a purge
+        // under way do not both read 100%.
+        #expect(lines.describe(event(.batchCommitted, at: 3_400, rows: 10_000, phase: "copy")) == "launch 2: step 4 rebuild notes copy 10,000/10,000 rows (100%), 3.4 s")
+        #expect(lines.describe(event(.phaseStarted, at: 3_500, phase: "purge")) == nil)
+        #expect(lines.describe(event(.batchCommitted, at: 4_500, rows: 2_000, phase: "purge")) == "launch 2: step 4 rebuild notes purge of the old table 2,000/10,000 rows (20%), 4.5 s")
         // A new step starts its own clock.
         #expect(lines.describe(event(.stepStarted, version: 6, at: 5_000)) == nil)
-        #expect(lines.describe(event(.batchCommitted, version: 6, at: 6_000, rows: 10_000)) == "launch 2: step 6 backfill notes 10,000/10,000 rows (100%), 1.0 s")
+        #expect(lines.describe(event(.batchCommitted, version: 6, at: 6_000, rows: 10_000, phase: "backfill")) == "launch 2: step 6 backfill notes 10,000/10,000 rows (100%), 1.0 s")
+    }
+
+    @Test func aPurgeAnEarlierLaunchLeftHasItsOwnClock() throws {
+        var lines = ProgressLine(launch: 7, plan: try NotesHistory.plan(), inputTables: ["notes": 10_000])
+        #expect(lines.describe(event(.phaseStarted, at: 40, phase: "purge")) == nil)
+        #expect(lines.describe(event(.batchCommitted, at: 100, rows: 2_000, phase: "purge")) == nil)
+        #expect(lines.describe(event(.batchCommitted, at: 1_240, rows: 6_000, phase: "purge")) == "launch 7: step 4 rebuild notes purge of the old table 6,000/10,000 rows (60%), 1.2 s")
     }
 
     @Test func aTableTheInputLacksHasNoTotal() throws {
@@ -66,7 +82,7 @@ import MigrationCore
         let run = try BoundedRun.Background(
             ["run", "--db", database, "--plan", plan], in: directory, environment: ["TMPDIR": temporary + "/"])
         // Busy: the copy has said how far it is at least once.
-        let progress = try Regex(#"launch 1: step 2 rebuild items [0-9,]+/60,000 rows \([0-9]+%\), [0-9.]+ s"#)
+        let progress = try Regex(#"launch 1: step 2 rebuild items copy [0-9,]+/60,000 rows \([0-9]+%\), [0-9.]+ s"#)
         #expect(run.eventually(seconds: 120) { run.stderr.contains(progress) }, "no progress line: \(run.stderr)")
         let jobs = try FileManager.default.contentsOfDirectory(atPath: temporary)
         #expect(jobs.count == 1, "\(jobs)")

@@ -151,6 +151,7 @@ struct RunnerTests {
         let failure = report.failure
         #expect(failure?.step == 4)
         #expect(failure?.message.contains("rolled back steps 2 to 4") == true, "\(failure)")
+        #expect(failure?.message.contains("in the runner's transaction around the whole path") == true, "\(failure)")
         #expect(report.final?.userVersion == 1)
         // Steps 2 and 3 ran, and the kill undid them with the rest of the path.
         let statuses = report.steps.map(\.status.rawValue)

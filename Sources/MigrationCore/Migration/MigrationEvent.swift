@@ -11,7 +11,13 @@ public struct MigrationEvent: Sendable, Codable, Equatable {
         /// Under a runner that autocommits (drift): a statement of the step begins. Until the
         /// next event it is the one piece of work that a kill would undo.
         case statementStarted = "statement_started"
-        /// A batch of a rebuild or backfill committed together with its cursor.
+        /// A part of a chunked step begins (`phase`: `create`, `copy`, `swap`, `purge`,
+        /// `backfill`), or, without a step, the purge an earlier launch left. Until the next
+        /// event, it is the work a kill would cut.
+        case phaseStarted = "phase_started"
+        /// A batch of a rebuild or backfill committed together with its cursor; `phase`
+        /// says which part of the step (`copy`, `purge`, `backfill`), and `rows` counts the
+        /// rows of that part.
         case batchCommitted = "batch_committed"
         /// The step's work is done. Under a runner that commits the whole path at its end,
         /// or that autocommits statement by statement, the version it reaches is not durable
@@ -46,6 +52,9 @@ public struct MigrationEvent: Sendable, Codable, Equatable {
     public var batches: Int?
     /// Key of the last row a batch finished, as JSON values.
     public var cursor: [SQLiteValue]?
+    /// The part of a chunked step (`phase_started`, `batch_committed`), or for `opened` the
+    /// part its half-done work is in.
+    public var phase: String?
     public var estimatedBytes: Int64?
     public var space: StepSpace?
     public var stop: Migrator.Stop?
@@ -69,10 +78,24 @@ public struct MigrationEvent: Sendable, Codable, Equatable {
     enum CodingKeys: String, CodingKey {
         case event, version, userVersion = "user_version", id, applicationID = "application_id"
         case journalMode = "journal_mode", name, stepKind = "kind", costClass = "cost_class"
-        case elapsedMs = "elapsed_ms", swapMs = "swap_ms", rows, batches, cursor
+        case elapsedMs = "elapsed_ms", swapMs = "swap_ms", rows, batches, cursor, phase
         case estimatedBytes = "estimated_bytes", space, stop, failure, warning, peakMemoryBytes = "peak_memory_bytes"
         case atMs = "at_ms", device
     }
+}
+
+/// The parts of a chunked step, as `MigrationEvent.phase` and the step's progress row name them.
+public enum ChunkPhase: String, Sendable, CaseIterable {
+    /// A rebuild's new table and high-water key, in one transaction.
+    case create
+    /// A rebuild's rows into the new table, `batch_rows` keys per transaction.
+    case copy
+    /// A rebuild's one transaction that puts the new table in place and bumps the version.
+    case swap
+    /// After the bump, the old table emptied `batch_rows` keys per transaction, then dropped.
+    case purge
+    /// A backfill's updates, `batch_rows` kept rows per transaction.
+    case backfill
 }
 
 /// Space a step used, from the space meter's window for that step.

@@ -25,6 +25,11 @@ public enum MigrationCheckpoint: Sendable, Equatable {
     case insideStep
     /// A batch committed; `count` batches have committed since `migrate` began, over all steps.
     case batchesCommitted(count: Int)
+    /// Inside a transaction of the purge of a rebuild's old table, before its COMMIT.
+    case insidePurge
+    /// A transaction of the purge of a rebuild's old table committed (the step's own
+    /// purge, or one an earlier launch left).
+    case purgeBatchCommitted
 }
 
 /// What the hooks want done at a checkpoint.

@@ -96,13 +96,11 @@ public final class Migrator {
         }
         // 3. A rebuild already applied whose old table a killed launch left half purged.
         do {
-            try TableRebuild.finishPendingPurge(connection: connection, plan: plan) { purged in
-                var event = MigrationEvent(.batchCommitted, version: purged.step)
-                event.rows = purged.rows
-                event.batches = purged.batches
-                event.cursor = purged.cursor
-                emit(event)
-            }
+            try TableRebuild.finishPendingPurge(
+                connection: connection, plan: plan, emit: emit,
+                checkpoint: { [hooks] (point) throws(SQLiteError) in
+                    if hooks?.reached(point) == .abandon { throw SQLiteError.abandoned }
+                })
         } catch where error.isDiskFull {
             // Clean-up only: the rows are safe; a later launch with room finishes it.
             connection.rollbackIfNeeded()
@@ -144,6 +142,7 @@ public final class Migrator {
             event.cursor = pending.cursor
             event.batches = pending.batches
             event.rows = pending.rows
+            event.phase = pending.phase
         }
         return event
     }

@@ -108,14 +108,22 @@ public final class StepContext {
         }
     }
 
-    /// Reports a batch that has committed (call after COMMIT returned), with the step's
-    /// totals so far and the cursor now durable; then asks the hooks
+    /// Reports that the step's `phase` (a part of a chunked step) begins.
+    func phaseStarting(_ phase: String) {
+        var event = MigrationEvent(.phaseStarted, version: step.version)
+        event.phase = phase
+        emit(event)
+    }
+
+    /// Reports a batch of `phase` that has committed (call after COMMIT returned), with
+    /// the phase's totals so far and the cursor now durable; then asks the hooks
     /// (`.batchesCommitted`), so it throws `SQLiteError.abandoned` when they say so.
-    public func batchCommitted(rows: Int64, batches: Int, cursor: [SQLiteValue]?) throws(SQLiteError) {
+    public func batchCommitted(rows: Int64, batches: Int, cursor: [SQLiteValue]?, phase: String) throws(SQLiteError) {
         var event = MigrationEvent(.batchCommitted, version: step.version)
         event.rows = rows
         event.batches = batches
         event.cursor = cursor
+        event.phase = phase
         emit(event)
         batchesThisLaunch += 1
         try checkpoint(.batchesCommitted(count: batchesThisLaunch))

@@ -259,11 +259,14 @@ struct JobRun {
 
     /// Runs launches until the target is reached (nil) or the run ends another way.
     ///
-    /// After a kill, what the file really holds decides: a launch whose events show a
-    /// commit made progress (the next launch opens the file where that commit left it);
-    /// otherwise a worker reads the file, and if it stands where the launch found it, the
-    /// kill undid everything the launch did and every later launch would do the same: a
-    /// crash loop. Under drift the work of finished statements stays after a kill, so the
+    /// After a kill, what the file durably holds decides (`DurablePoint`: the version, and
+    /// the cursor of a rebuild's copy or purge or of a backfill): a launch whose events show
+    /// a commit moved it (each is written after its COMMIT, and the next launch opens the
+    /// file where it left it); otherwise a worker reads the file, and if it stands where
+    /// the launch found it, the kill undid everything the launch did, in whatever part of
+    /// whatever step, and every later launch would do the same: a crash loop, named by that
+    /// part. Launches that run out end `watchdog_killed` only when the last one moved the
+    /// file too. Under drift the work of finished statements stays after a kill, so the
     /// next launch runs on a changed file: the loop is judged from what that launch does
     /// (it fails on the half-applied state, or gets no further than the one before).
     mutating func launchUntilSettled() -> Outcome? {
@@ -366,12 +369,35 @@ struct JobRun {
         } catch {
             return stopAfterMigration(.failed, timeLimitFailure(error.phase, step: ledger.entries.last?.version), state: nil)
         }
-        let reached = state?.point?.version ?? launches.last?.reachedVersion
-        let last = reached.map(String.init) ?? "the same version"
-        return stopAfterMigration(.watchdogKilled, Failure(
-            kind: Failure.Kind.watchdog, step: ledger.entries.last?.version,
-            message: "all \(launches.count) launches were killed by the \(job.options.watchdogMs ?? 0) ms watchdog; each made progress, but the database is only at version \(last) of \(target)"),
-            state: state)
+        if let last = previous, let start = last.start, state?.point == start {
+            return stopAfterMigration(.crashLoop, crashLoopFailure(last), state: state)
+        }
+        return stopAfterMigration(.watchdogKilled, launchesRanOutFailure(state?.point), state: state)
+    }
+
+    /// Every launch was killed, each after moving the file on, and none is left: where the
+    /// file stands, which may be the target with the old table's purge still to finish.
+    private func launchesRanOutFailure(_ point: DurablePoint?) -> Failure {
+        let killed = "all \(launches.count) launches were killed by the \(job.options.watchdogMs ?? 0) ms watchdog, each after committing durable progress"
+        let reached = point?.version ?? launches.last?.reachedVersion
+        guard let reached, reached >= target else {
+            return Failure(
+                kind: Failure.Kind.watchdog, step: ledger.entries.last?.version,
+                message: "\(killed), but the launches ran out with the database at version \(reached.map(String.init) ?? "unknown") of \(target)")
+        }
+        let pending = point?.pendingStep
+        let work = pending.map { step in
+            point?.phase == ChunkPhase.purge.rawValue
+                ? "the purge of the old table of step \(step)\(stepName(step))" : "the work of step \(step)\(stepName(step))"
+        } ?? "its clean-up"
+        return Failure(
+            kind: Failure.Kind.watchdog, step: pending ?? ledger.entries.last?.version,
+            message: "\(killed): the database reached its target version \(target), but \(work) was still pending when the launches ran out, and each launch is killed during it")
+    }
+
+    /// ` ("title required")`: a step's name, for a message.
+    private func stepName(_ version: Int) -> String {
+        job.plan.step(version: version).map { " (\"\($0.name)\")" } ?? ""
     }
 
     /// The `migrate` worker's arguments for launch `number`.
@@ -393,18 +419,31 @@ struct JobRun {
         Failure(kind: "internal", message: "cannot start a worker: \(error)")
     }
 
+    /// A killed launch that left the file where it found it. The message names the part
+    /// of the step where it died ("the purge of the old table", "the swap", "the step's
+    /// transaction"), which is where every later launch dies too.
     private func crashLoopFailure(_ record: LaunchRecord) -> Failure {
-        let step = record.cutStep
-        let stepText = step.map { "step \($0.version ?? 0) (\"\($0.name ?? "")\")" } ?? "opening the database"
+        let step = record.cutStepVersion
+        let stepText = step.map { "step \($0)\(stepName($0))" }
+        let phase = record.cutPhase
+        let place = switch (phase, stepText) {
+        case let (phase?, stepText?): "during \(stepText), in \(phase)"
+        case let (nil, stepText?): "during \(stepText)"
+        case let (phase?, nil): "in \(phase)"
+        case (nil, nil): "while opening the database"
+        }
         guard job.plan.runner.commitsWholePath, let from = record.fromVersion, let cut = record.furthestStep else {
+            let target = record.start.map { at in
+                at.version >= self.target ? "; the file is at its target version \(at.version), but every launch is killed before this work commits" : ""
+            } ?? ""
             return Failure(
-                kind: Failure.Kind.watchdog, step: step?.version,
-                message: "launch \(record.number) was killed by the \(job.options.watchdogMs ?? 0) ms watchdog during \(stepText) without committing any progress; every later launch would do the same: crash loop")
+                kind: Failure.Kind.watchdog, step: step,
+                message: "launch \(record.number) was killed \(killedBy(record)) \(place), without committing any progress\(target); every later launch finds the file where this one did and dies in the same place: crash loop")
         }
         let undone = cut == from + 1 ? "step \(cut)" : "steps \(from + 1) to \(cut)"
         return Failure(
-            kind: Failure.Kind.watchdog, step: step?.version ?? cut,
-            message: "launch \(record.number) was killed \(killedBy(record)) during \(stepText); runner \(job.plan.runner.rawValue) runs every pending step in one transaction, so the kill rolled back \(undone) and the file is still at version \(from): every launch repeats the whole path and is killed again: crash loop")
+            kind: Failure.Kind.watchdog, step: step ?? cut,
+            message: "launch \(record.number) was killed \(killedBy(record)) \(place); runner \(job.plan.runner.rawValue) runs every pending step in one transaction, so the kill rolled back \(undone) and the file is still at version \(from): every launch repeats the whole path and is killed again in it: crash loop")
     }
 
     /// Drift: a launch found the file where a killed launch had found it, and was killed no

@@ -97,6 +97,43 @@ struct LaunchRecord {
         return events.last?.event == .statementStarted
     }
 
+    /// The part of the migration the launch was in when it ended, as a person names it
+    /// ("the purge of the old table"): for a killed launch, the work the kill cut; nil
+    /// when it was between steps, or had not opened the file.
+    var cutPhase: String? {
+        guard start != nil else { return nil }
+        var phase: String?
+        for event in events {
+            switch event.event {
+            case .stepStarted:
+                if runner.commitsWholePath {
+                    phase = "the runner's transaction around the whole path"
+                } else if event.stepKind == .sql {
+                    phase = runner.autocommits ? "a statement of the step" : "the step's transaction"
+                } else {
+                    phase = "the step's start"
+                }
+            case .phaseStarted:
+                phase = event.phase.map { ChunkPhase(rawValue: $0)?.name ?? $0 }
+            case .stepFinished:
+                if !runner.commitsWholePath { phase = nil }
+            case .finished:
+                phase = nil
+            case .opened, .statementStarted, .batchCommitted, .versionCommitted, .stepFailed:
+                break
+            }
+        }
+        return phase
+    }
+
+    /// The step whose work the launch was in when it ended: the step it was running, or
+    /// the one whose purge it was finishing before any step.
+    var cutStepVersion: Int? {
+        if let version = cutStep?.version { return version }
+        guard cutPhase != nil else { return nil }
+        return events.last { $0.event == .phaseStarted }?.version
+    }
+
     /// The furthest step this launch began.
     var furthestStep: Int? { events.filter { $0.event == .stepStarted }.compactMap(\.version).max() }
 
@@ -144,5 +181,29 @@ struct LaunchRecord {
     func timeMs(of event: MigrationEvent) -> Int? {
         guard let index = events.firstIndex(of: event) else { return nil }
         return eventTimesMs[index]
+    }
+}
+
+extension ChunkPhase {
+    /// What a person calls this part of a step, in a sentence: "killed in the swap".
+    var name: String {
+        switch self {
+        case .create: return "the creation of the new table"
+        case .copy: return "the copy into the new table"
+        case .swap: return "the swap"
+        case .purge: return "the purge of the old table"
+        case .backfill: return "the backfill"
+        }
+    }
+
+    /// The same as a progress line's label: "purge of the old table 200,000/1,000,000 rows".
+    var label: String {
+        switch self {
+        case .create: return "creation of the new table"
+        case .copy: return "copy"
+        case .swap: return "swap"
+        case .purge: return "purge of the old table"
+        case .backfill: return "backfill"
+        }
     }
 }

@@ -3,9 +3,13 @@ import MigrationCore
 
 /// The progress a person sees on stderr while a job runs: a line when a step settles, and
 /// during a long chunked step a line about once a second (by the worker's own clock, the
-/// events' `at_ms`), such as
+/// events' `at_ms`) that names the part of the step, such as
 ///
-///     launch 1: step 4 rebuild notes 412,000/1,000,000 rows (41%), 1.8 s
+///     launch 1: step 4 rebuild notes copy 412,000/1,000,000 rows (41%), 1.8 s
+///     launch 9: step 4 rebuild notes purge of the old table 200,000/1,000,000 rows (20%), 0.9 s
+///
+/// (the purge's rows are those deleted from the old table, so that the time it takes shows
+/// apart from the copy's).
 ///
 /// One value per launch: it remembers when the running step started and when it last
 /// said something.
@@ -36,6 +40,10 @@ struct ProgressLine {
             stepStartedAtMs = event.atMs
             lastLineAtMs = event.atMs
             return nil
+        case .phaseStarted:
+            // The purge an earlier launch left runs before any step: its time is its own.
+            if stepStartedAtMs == nil { stepStartedAtMs = event.atMs }
+            return nil
         case .batchCommitted:
             guard let at = event.atMs, let rows = event.rows, let version = event.version,
                 let definition = plan.step(version: version), let work = ChunkedWork(definition, inputTables: inputTables)
@@ -47,7 +55,10 @@ struct ProgressLine {
             guard at - last >= Self.batchIntervalMs else { return nil }
             lastLineAtMs = at
             let elapsed = String(format: "%.1f s", Double(at - (stepStartedAtMs ?? at)) / 1000)
-            return "launch \(launch): step \(version) \(definition.action.kind.rawValue) \(work.table) \(work.progress(rows: rows)), \(elapsed)"
+            // A backfill is one part: its kind names it already.
+            let kind = definition.action.kind.rawValue
+            let phase = event.phase.flatMap { $0 == kind ? nil : (ChunkPhase(rawValue: $0)?.label ?? $0) + " " } ?? ""
+            return "launch \(launch): step \(version) \(kind) \(work.table) \(phase)\(work.progress(rows: rows)), \(elapsed)"
         case .stepFinished:
             // Under a runner that records the version after the path, nothing is durable yet.
             let done = plan.runner.commitsEachStep ? "applied" : "done (not committed yet)"
@@ -66,9 +77,12 @@ struct ProgressLine {
     }
 
     static func killed(_ record: LaunchRecord, watchdogMs: Int?) -> String {
-        let during = record.cutStep.map { " during step \($0.version ?? 0)" } ?? ""
+        var during = record.cutStepVersion.map { " during step \($0)" } ?? ""
+        if let phase = record.cutPhase { during += ", in \(phase)" }
         let killer = record.killedByWatchdog ? "by the \(watchdogMs ?? 0) ms watchdog" : "(SIGKILL)"
         let undone = record.cutUncommittedWork ? "; its uncommitted work rolls back" : ""
-        return "launch \(record.number): killed \(killer)\(during) after \(record.run.elapsedMs) ms\(undone)"
+        let time = record.deadline.map { "\(Int($0.device.totalMs)) ms of device time (\(record.run.elapsedMs) ms here)" }
+            ?? "\(record.run.elapsedMs) ms"
+        return "launch \(record.number): killed \(killer)\(during) after \(time)\(undone)"
     }
 }

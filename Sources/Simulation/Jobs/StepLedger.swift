@@ -36,6 +36,8 @@ struct StepLedger {
                 entries.append(entry)
                 deviceAtStart[version] = event.device
             case .batchCommitted:
+                // The purge counts the old table's rows apart; the step's rows are its copy's.
+                guard event.phase != ChunkPhase.purge.rawValue else { break }
                 update(version, launch.number) { entry in
                     entry.rows = event.rows
                     entry.batches = event.batches
@@ -71,7 +73,7 @@ struct StepLedger {
                     entry.apply(event.space)
                     entry.apply(deviceSpan(version, until: event))
                 }
-            case .opened, .finished, .versionCommitted, .statementStarted:
+            case .opened, .finished, .versionCommitted, .statementStarted, .phaseStarted:
                 break
             }
         }

@@ -12,6 +12,7 @@ final class FaultInjection: MigrationHooks {
         case afterLastBatch = "after_last_batch"
         case insideSwap = "inside_swap"
         case insideStep = "inside_step"
+        case insidePurge = "inside_purge"
 
         var checkpoint: MigrationCheckpoint {
             switch self {
@@ -19,12 +20,17 @@ final class FaultInjection: MigrationHooks {
             case .afterLastBatch: return .afterLastBatch
             case .insideSwap: return .insideSwap
             case .insideStep: return .insideStep
+            case .insidePurge: return .insidePurge
             }
         }
     }
 
     /// Exit after this many batches have committed (in this process).
     var afterBatches: Int?
+    /// Exit after this many transactions of a purge of a rebuild's old table have
+    /// committed (in this process, the purge an earlier launch left included).
+    var afterPurgeBatches: Int?
+    private var purgeBatches = 0
     /// Exit as the next step starts once this many steps have started (in this process):
     /// a watchdog that allows that many steps per launch, at whatever version it begins.
     var afterSteps: Int?
@@ -37,14 +43,15 @@ final class FaultInjection: MigrationHooks {
     /// to prove the worker's file sandbox (`WorkerSandbox.confineFiles`).
     var createFile: String?
 
-    /// Parses "after_batches=3", "after_steps=2", "point=inside_swap", "crash_at_step=2",
-    /// "create_file=/tmp/x", comma-separated.
+    /// Parses "after_batches=3", "after_purge_batches=2", "after_steps=2",
+    /// "point=inside_swap", "crash_at_step=2", "create_file=/tmp/x", comma-separated.
     init?(specification: String) {
         for item in specification.split(separator: ",") {
             let parts = item.split(separator: "=", maxSplits: 1).map(String.init)
             guard parts.count == 2 else { return nil }
             switch parts[0] {
             case "after_batches": guard let count = Int(parts[1]) else { return nil }; afterBatches = count
+            case "after_purge_batches": guard let count = Int(parts[1]) else { return nil }; afterPurgeBatches = count
             case "after_steps": guard let count = Int(parts[1]) else { return nil }; afterSteps = count
             case "point": guard let value = Point(rawValue: parts[1]) else { return nil }; point = value
             case "crash_at_step": guard let value = Int(parts[1]) else { return nil }; crashAtStep = value
@@ -90,6 +97,9 @@ final class FaultInjection: MigrationHooks {
             stepsStarted += 1
         case .batchesCommitted(let count):
             if let afterBatches, count >= afterBatches { killSelf() }
+        case .purgeBatchCommitted:
+            purgeBatches += 1
+            if let afterPurgeBatches, purgeBatches >= afterPurgeBatches { killSelf() }
         default:
             if point?.checkpoint == checkpoint { killSelf() }
         }

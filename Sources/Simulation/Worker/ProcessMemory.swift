@@ -56,7 +56,7 @@ struct ProcessMemory: Sendable, Equatable {
             resetPeak()
         case .stepFinished, .stepFailed:
             event.peakMemoryBytes = read()?.peakResidentBytes
-        case .opened, .statementStarted, .batchCommitted, .versionCommitted, .finished:
+        case .opened, .statementStarted, .phaseStarted, .batchCommitted, .versionCommitted, .finished:
             break
         }
     }

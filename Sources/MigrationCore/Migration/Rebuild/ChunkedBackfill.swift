@@ -13,7 +13,7 @@
 struct ChunkedBackfill: StepExecutor {
     let backfill: Backfill
 
-    static let phase = "backfill"
+    static let phase = ChunkPhase.backfill.rawValue
 
     func run(_ context: StepContext) throws(SQLiteError) -> StepWork {
         let connection = context.connection
@@ -31,6 +31,7 @@ struct ChunkedBackfill: StepExecutor {
                 highWater: try ranges.lastKey())
         }
         let filter = backfill.filter.map { " AND (\($0))" } ?? ""
+        context.phaseStarting(ChunkedBackfill.phase)
         var finished = false
         while !finished {
             var batch = progress
@@ -58,7 +59,8 @@ struct ChunkedBackfill: StepExecutor {
             }
             progress = batch
             if updated {
-                try context.batchCommitted(rows: progress.rows, batches: progress.batches, cursor: progress.cursor)
+                try context.batchCommitted(
+                    rows: progress.rows, batches: progress.batches, cursor: progress.cursor, phase: ChunkedBackfill.phase)
             }
         }
         try context.checkpoint(.afterLastBatch)

@@ -5,17 +5,13 @@ import CSQLite
 /// The swap keeps the old table whole until `user_version` says N (an app rolled back to
 /// version N-1 still finds every row). Dropping it at once would be one transaction as
 /// large as the table: with `secure_delete` on (Android, Debian) every freed page is
-/// journaled and overwritten, so its journal needs as much free disk as the table (117 MB
-/// for a 131 MB file here) on a disk the new table has just filled further, and a kill
-/// in it comes back at every launch. So its rows go in transactions that each free about
-/// `batchBytes`, each with the cursor, and what is left once less than that remains is
-/// dropped in the last transaction together with the step's progress row: a `DROP`
-/// frees pages without deleting row by row, which by hand took 450 ms for the million
-/// rows that 100 committed deletes of 10,000 took 780 ms for.
-///
-/// How many rows free `batchBytes` is measured, not assumed: the first transactions
-/// delete `batchRowsMultiple` times the step's `batch_rows`, and the pages freed so far
-/// (the file's pages in use before and after each delete) size the transactions after them.
+/// journaled and overwritten, so its journal needs as much free disk as the table, on a
+/// disk the new table has just filled further, and a watchdog kill in it is rolled back
+/// at the next open and comes back at every launch. So its rows go as the copy's came:
+/// `batch_rows` keys per transaction, in key order, each committed with the cursor. That
+/// is the work the user sized to fit a launch, and no transaction of the purge does more:
+/// the table is dropped only once it is empty, in the last transaction, together with the
+/// step's progress row (a DROP of an empty table frees its root page and nothing else).
 ///
 /// The database is already at version N while this runs: a launch killed here leaves a
 /// `purge` progress row, and the next launch finishes it (`TableRebuild.finishPendingPurge`)
@@ -25,34 +21,21 @@ struct OldTablePurge {
     /// Prefix of the name the swap gives the old table.
     static let prefix = ProgressStore.internalPrefix + "old_"
 
-    /// The bytes of pages one purge transaction frees, about: the free disk its journal
-    /// needs (with `secure_delete`, each freed page is journaled and zeroed), and what the
-    /// last one drops at most. 16 MiB: next to the copy's own need (the whole new table) a
-    /// small share, and on a phone's flash a fraction of a second, far inside its watchdog;
-    /// every commit has a fixed price (its syncs, about 2 ms with a rollback journal on the
-    /// earlier development machine), which batches of 10,000 of the benchmark's rows
-    /// (1.3 MB) paid 100 times.
-    static let batchBytes: Int64 = 16 << 20
-
-    /// Rows of the first transactions, which measure the pages a row frees, as a multiple
-    /// of the step's `batch_rows`; never fewer in any transaction.
-    static let batchRowsMultiple = 5
-
-    /// Freed pages that make a measurement: fewer, and a page or two's rounding would
-    /// size the transactions after them many times too large.
-    static let measuredPages: Int64 = 64
-
     let connection: Connection
     /// The renamed old table.
     let table: String
-    /// The step's `batch_rows`.
+    /// The step's `batch_rows`: the keys each transaction deletes, at most.
     let batchRows: Int
 
-    /// Deletes rows in transactions of about `batchBytes` until less than that is left,
-    /// then drops the table and forgets `progress`'s step. `onBatch` hears of each
-    /// committed batch, with the progress then durable.
+    /// Deletes the rows after `progress`'s cursor in transactions of `batchRows` keys, then
+    /// drops the emptied table and forgets `progress`'s step. `progress.rows` and
+    /// `progress.batches` count the purge's own rows and transactions. `checkpoint` is
+    /// asked inside every transaction before its COMMIT (`.insidePurge`) and after every
+    /// commit (`.purgeBatchCommitted`), and throws `SQLiteError.abandoned` to stop there;
+    /// `onBatch` hears of each committed transaction, with the progress then durable.
     func run(
-        progress: inout ProgressStore.Progress, onBatch: (ProgressStore.Progress) throws(SQLiteError) -> Void
+        progress: inout ProgressStore.Progress, checkpoint: (MigrationCheckpoint) throws(SQLiteError) -> Void,
+        onBatch: (ProgressStore.Progress) throws(SQLiteError) -> Void
     ) throws(SQLiteError) {
         let store = ProgressStore(connection: connection)
         guard let schema = try TableSchema.read(table, connection) else {
@@ -60,48 +43,34 @@ struct OldTablePurge {
             try connection.chunkTransaction { () throws(SQLiteError) in try store.clear(step: progress.step) }
             return
         }
-        let leastRows = max(1, batchRows * Self.batchRowsMultiple)
-        let pageSize = max(512, try connection.integer("PRAGMA page_size"))
-        var freed = (rows: Int64(0), pages: Int64(0))
-        var ranges = try KeyRanges(table: schema, rows: leastRows, connection: connection)
+        let ranges = try KeyRanges(table: schema, rows: batchRows, connection: connection)
         var finished = false
         while !finished {
             var batch = progress
-            let pagesFreed = try connection.chunkTransaction { () throws(SQLiteError) -> Int64 in
-                let end = try ranges.batchEnd(after: nil, through: nil, keeping: nil)
-                guard let end, !end.isLast else {
-                    // Less than one batch left: dropping it is a batch's worth of work.
-                    try connection.execute("DROP TABLE \(schema.quotedName)")
-                    try store.clear(step: progress.step)
-                    finished = true
-                    if let end { batch.cursor = end.key; batch.batches += 1 }
-                    return 0
+            try connection.chunkTransaction { () throws(SQLiteError) in
+                // Rows up to the cursor are gone (nothing inserts into the old table), so
+                // the range after it is the table's first `batchRows` keys.
+                let end = try ranges.batchEnd(after: batch.cursor, through: nil, keeping: nil)
+                if let end {
+                    let (condition, values) = ranges.range(after: batch.cursor, through: end.key)
+                    try ranges.statement("DELETE FROM \(schema.quotedName) WHERE \(condition)").run(values)
+                    batch.rows += connection.changes
+                    batch.cursor = end.key
                 }
-                let inUse = try pagesInUse()
-                let (condition, values) = ranges.range(after: nil, through: end.key)
-                try ranges.statement("DELETE FROM \(schema.quotedName) WHERE \(condition)").run(values)
-                batch.cursor = end.key
                 batch.batches += 1
-                try store.save(batch)
-                return inUse - (try pagesInUse())
+                finished = end?.isLast ?? true
+                if finished {
+                    try connection.execute("DROP TABLE \(schema.quotedName)")
+                    try store.clear(step: batch.step)
+                } else {
+                    try store.save(batch)
+                }
+                try checkpoint(.insidePurge)
             }
             progress = batch
             try onBatch(progress)
-            guard !finished else { break }
-            freed = (freed.rows + Int64(ranges.rows), freed.pages + pagesFreed)
-            if freed.pages >= Self.measuredPages {
-                let rows = Self.batchBytes / pageSize * freed.rows / freed.pages
-                let sized = Int(clamping: max(Int64(leastRows), rows))
-                if sized != ranges.rows { ranges = try KeyRanges(table: schema, rows: sized, connection: connection) }
-            }
+            try checkpoint(.purgeBatchCommitted)
         }
-    }
-
-    /// The file's pages that hold something: a page a delete frees joins the freelist (with
-    /// auto_vacuum too, until the commit moves it out of the file), so the difference
-    /// across the delete, inside its transaction, is the pages it freed.
-    private func pagesInUse() throws(SQLiteError) -> Int64 {
-        try connection.integer("PRAGMA page_count") - connection.integer("PRAGMA freelist_count")
     }
 
     /// The renamed old tables in the database (one at most, unless something else went wrong).

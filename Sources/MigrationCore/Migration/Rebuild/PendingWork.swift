@@ -9,7 +9,9 @@ enum PendingWork {
         let store = ProgressStore(connection: connection)
         while let pending = try store.pending() {
             if pending.phase == TableRebuild.purgePhase {
-                try TableRebuild.finishPendingPurge(connection: connection, plan: context.plan)
+                try TableRebuild.finishPendingPurge(
+                    connection: connection, plan: context.plan,
+                    checkpoint: { (point) throws(SQLiteError) in try context.checkpoint(point) })
             } else if pending.step == context.step.version {
                 return pending
             } else {

@@ -5,8 +5,10 @@ import CSQLite
 /// committed batches, so that a launch killed in the middle loses at most one batch.
 ///
 /// The documented procedure is one transaction whose copy and DROP grow with the table.
-/// Here every transaction stays small, and each records where the step stands in the
-/// step's `_preflight_progress` row, in the same transaction as the work it describes:
+/// Here every transaction of the rows is bounded by the step's `batch_rows` (the work the
+/// user sized to fit a launch under its watchdog), and each records where the step stands
+/// in the step's `_preflight_progress` row, in the same transaction as the work it
+/// describes:
 ///
 /// 1. create: `_preflight_new_<table>` from `columns` and `options`, and the high-water
 ///    key (the old table's greatest key when the copy began); phase `copy`.
@@ -16,16 +18,21 @@ import CSQLite
 ///    (`_preflight_old_<table>`, intact until the version bump) and the new one into
 ///    place, recreates indexes and triggers, carries the AUTOINCREMENT counter, checks
 ///    views and foreign keys and sets `user_version`; phase `purge`.
-/// 4. purge: after the bump, the old table is emptied in batches and dropped
-///    (`OldTablePurge`).
+/// 4. purge: after the bump, the old table is emptied in batches of `batch_rows` keys and
+///    dropped once empty (`OldTablePurge`).
+///
+/// Each part is announced (`phase_started`), so that a launch killed in it can be told
+/// where it died.
 ///
 /// Resuming: the same step with the same definition continues from its cursor; half-done
 /// work of another definition is discarded in one transaction and the step starts over.
 struct TableRebuild: StepExecutor {
     let rebuild: Rebuild
 
-    static let copyPhase = "copy"
-    static let purgePhase = "purge"
+    static let createPhase = ChunkPhase.create.rawValue
+    static let copyPhase = ChunkPhase.copy.rawValue
+    static let swapPhase = ChunkPhase.swap.rawValue
+    static let purgePhase = ChunkPhase.purge.rawValue
     /// Prefix of the name the new table has until the swap.
     static let newPrefix = ProgressStore.internalPrefix + "new_"
 
@@ -41,48 +48,68 @@ struct TableRebuild: StepExecutor {
             progress = own
         } else {
             if let own { try PendingWork.discard(own, connection) }
+            context.phaseStarting(TableRebuild.createPhase)
             progress = try create(newName, from: old, context)
         }
+        context.phaseStarting(TableRebuild.copyPhase)
         try copy(into: newName, from: old, progress: &progress, context)
+        let copied = (rows: progress.rows, batches: progress.batches)
+        context.phaseStarting(TableRebuild.swapPhase)
         let swapMs = try swap(newName, replacing: old, progress: &progress, context)
         // The step is applied; what follows is clean-up, measured apart from the step.
         var work = StepWork(costClass: .rewrite, swapMs: swapMs, space: context.beginCleanup())
+        context.phaseStarting(TableRebuild.purgePhase)
         do {
             try OldTablePurge(
                 connection: connection, table: OldTablePurge.prefix + old.name, batchRows: rebuild.batchRows
-            ).run(progress: &progress) { (purged) throws(SQLiteError) in
-                try context.batchCommitted(rows: purged.rows, batches: purged.batches, cursor: purged.cursor)
+            ).run(progress: &progress, checkpoint: { (point) throws(SQLiteError) in try context.checkpoint(point) }) {
+                (purged) throws(SQLiteError) in
+                try context.batchCommitted(
+                    rows: purged.rows, batches: purged.batches, cursor: purged.cursor, phase: TableRebuild.purgePhase)
             }
         } catch where error.isDiskFull {
             // The batch rolled back; the purge stays pending for a launch with room.
             work.cleanupPending = true
         }
-        work.rows = progress.rows
-        work.batches = progress.batches
+        // The rows the step copied; every transaction of its batches, the purge's too.
+        work.rows = copied.rows
+        work.batches = copied.batches + progress.batches
         return work
     }
 
     /// Finishes the purge of an applied rebuild that an interrupted run left behind. Call it
     /// right after opening the database, before the next step runs and before the final
-    /// state is read. `plan` (when given) supplies the step's `batch_rows`; `onBatch` hears
-    /// of each committed purge batch (the step's progress, durable by then). Returns the
-    /// step's final progress (its step, rows and batches), or nil when nothing was pending.
+    /// state is read. `plan` (when given) supplies the step's `batch_rows`; `emit` hears
+    /// that the purge begins (`phase_started`) and of each committed purge batch
+    /// (`batch_committed`, the step's progress durable by then); `checkpoint` is asked as
+    /// `OldTablePurge` says. Returns the step's final progress (its step, rows and
+    /// batches), or nil when nothing was pending.
     @discardableResult
     static func finishPendingPurge(
-        connection: Connection, plan: Plan? = nil,
-        onBatch: (ProgressStore.Progress) throws(SQLiteError) -> Void = { _ in }
+        connection: Connection, plan: Plan? = nil, emit: (MigrationEvent) -> Void = { _ in },
+        checkpoint: (MigrationCheckpoint) throws(SQLiteError) -> Void = { _ in }
     ) throws(SQLiteError) -> ProgressStore.Progress? {
         let store = ProgressStore(connection: connection)
         guard var progress = try store.pending(), progress.phase == purgePhase else { return nil }
         var batchRows = Rebuild.defaultBatchRows
         if case .rebuild(let rebuild)? = plan?.step(version: progress.step)?.action { batchRows = rebuild.batchRows }
+        var started = MigrationEvent(.phaseStarted, version: progress.step)
+        started.phase = purgePhase
+        emit(started)
         let tables = try OldTablePurge.leftoverTables(connection)
         if tables.isEmpty {
             try connection.chunkTransaction { () throws(SQLiteError) in try store.clear(step: progress.step) }
         }
         for table in tables {
             try OldTablePurge(connection: connection, table: table, batchRows: batchRows)
-                .run(progress: &progress, onBatch: onBatch)
+                .run(progress: &progress, checkpoint: checkpoint) { purged in
+                    var event = MigrationEvent(.batchCommitted, version: purged.step)
+                    event.rows = purged.rows
+                    event.batches = purged.batches
+                    event.cursor = purged.cursor
+                    event.phase = purgePhase
+                    emit(event)
+                }
         }
         return progress
     }
@@ -155,7 +182,8 @@ struct TableRebuild: StepExecutor {
             }
             guard copied else { break }
             progress = batch
-            try context.batchCommitted(rows: progress.rows, batches: progress.batches, cursor: progress.cursor)
+            try context.batchCommitted(
+                rows: progress.rows, batches: progress.batches, cursor: progress.cursor, phase: TableRebuild.copyPhase)
         }
     }
 
@@ -188,9 +216,9 @@ struct TableRebuild: StepExecutor {
             // > 2. Start a transaction.
             try connection.chunkTransaction { () throws(SQLiteError) in
                 try swapInTransaction(newName, replacing: old, checkForeignKeys: foreignKeys, context)
-                swapped.phase = TableRebuild.purgePhase
-                swapped.cursor = nil
-                swapped.highWater = nil
+                // The purge counts its own rows and batches from here.
+                swapped = ProgressStore.Progress(
+                    step: progress.step, definition: progress.definition, phase: TableRebuild.purgePhase)
                 try ProgressStore(connection: connection).save(swapped)
                 try context.stampVersion()
                 try context.checkpoint(.insideSwap)
