@@ -1,0 +1,160 @@
+import Foundation
+import Glibc
+import Testing
+import TestSupport
+import Simulation
+
+/// The device clock: launches timed and killed on the device's modelled time, which moves
+/// with the work done, so that a verdict is the same on any machine under any load.
+@Suite("Device clock", .serialized)
+struct DeviceClockTests {
+    /// A phone far slower than any machine that runs the suite: every watchdog below is
+    /// set from its device time, which this machine's speed does not change.
+    private func devices(in directory: TemporaryDirectory) throws -> String {
+        let devices = directory.file("devices")
+        try FileManager.default.createDirectory(atPath: devices, withIntermediateDirectories: true)
+        try Data("""
+            {"name": "slow-phone", "description": "a test phone",
+             "speed": {"cpu": {"geekbench5_single_core": 40},
+                       "storage": {"read_mb_per_s": 50, "write_mb_per_s": 20, "read_latency_us": 200,
+                                   "write_latency_us": 20, "flush_ms": 8},
+                       "start_ms": 50}}
+            """.utf8).write(to: URL(fileURLWithPath: devices + "/slow-phone.json"))
+        return devices
+    }
+
+    private func database(in directory: TemporaryDirectory) throws -> String {
+        try FixtureDatabase.create(at: directory.file("items.db"), sql: """
+            CREATE TABLE items(id INTEGER PRIMARY KEY, payload TEXT NOT NULL, n INTEGER NOT NULL);
+            \(series(20_000)) INSERT INTO items SELECT value, printf('%0100d', value), value FROM series;
+            PRAGMA user_version = 1;
+            """)
+    }
+
+    /// A chunked rebuild (which converges over kills) or the same change as one `sql` step.
+    private func plan(chunked: Bool, in directory: TemporaryDirectory) throws -> String {
+        let columns = "id INTEGER PRIMARY KEY, payload TEXT NOT NULL, n INTEGER NOT NULL, parity INTEGER NOT NULL DEFAULT 0"
+        let change = chunked
+            ? #""rebuild": {"table": "items", "columns": "\#(columns)", "select": "id, payload, n, n % 2", "batch_rows": 500}"#
+            : #""sql": ["CREATE TABLE items_new(\#(columns))", "INSERT INTO items_new SELECT id, payload, n, n % 2 FROM items", "DROP TABLE items", "ALTER TABLE items_new RENAME TO items"]"#
+        let path = directory.file(chunked ? "chunked.json" : "single.json")
+        try Data("""
+            {"name": "items", "steps": [
+              {"version": 1, "name": "create", "sql": "CREATE TABLE items(id INTEGER PRIMARY KEY, payload TEXT NOT NULL, n INTEGER NOT NULL)"},
+              {"version": 2, "name": "parity", \(change)}]}
+            """.utf8).write(to: URL(fileURLWithPath: path))
+        return path
+    }
+
+    private func run(
+        _ database: String, plan: String, devices: String, in directory: TemporaryDirectory, _ options: [String] = []
+    ) throws -> Report {
+        let result = try PreflightProcess.run(
+            ["run", "--db", database, "--plan", plan, "--devices-dir", devices, "--device", "slow-phone"] + options,
+            environment: ["TMPDIR": directory.path])
+        return try result.decodedReport
+    }
+
+    /// The device time of the whole migration, run once with no watchdog.
+    private func unwatchedDeviceMs(_ database: String, plan: String, devices: String, in directory: TemporaryDirectory) throws -> Int {
+        let report = try run(database, plan: plan, devices: devices, in: directory)
+        #expect(report.outcome == .completed)
+        #expect(report.options.clock == .device)
+        return try #require(report.launches.first?.deviceMs)
+    }
+
+    @Test func aRunUnderTwoBusyProcessesEndsAsTheQuietRunDid() throws {
+        let directory = TemporaryDirectory("device-clock")
+        let devices = try devices(in: directory)
+        let database = try database(in: directory)
+        let plan = try plan(chunked: true, in: directory)
+        // A third of the migration's device time: several launches, each killed mid-copy.
+        let watchdog = try unwatchedDeviceMs(database, plan: plan, devices: devices, in: directory) / 3
+        let options = ["--watchdog-ms", String(watchdog), "--launches", "20"]
+        let quiet = try run(database, plan: plan, devices: devices, in: directory, options)
+        let busy = try BusyProcesses(count: 2)
+        let loaded = try run(database, plan: plan, devices: devices, in: directory, options)
+        busy.stop()
+
+        #expect(quiet.outcome == .completedAfterKills)
+        #expect(quiet.launches.filter { $0.ended == .killed }.count >= 2)
+        #expect(loaded.outcome == quiet.outcome)
+        #expect(loaded.launches.count == quiet.launches.count)
+        for (a, b) in zip(quiet.launches, loaded.launches) {
+            #expect(a.ended == b.ended && a.fromVersion == b.fromVersion && a.reachedVersion == b.reachedVersion)
+            let deviceA = try #require(a.deviceMs), deviceB = try #require(b.deviceMs)
+            #expect(abs(deviceA - deviceB) <= max(1, deviceA / 50), "launch \(a.launch): \(deviceA) ms against \(deviceB) ms")
+        }
+        // Killed at the same step and batch: the steps' rows and batches per launch agree.
+        #expect(quiet.steps.map { [$0.version, $0.launch ?? 0, Int($0.rows ?? -1), $0.batches ?? -1] }
+            == loaded.steps.map { [$0.version, $0.launch ?? 0, Int($0.rows ?? -1), $0.batches ?? -1] })
+        for launch in quiet.launches where launch.ended == .killed {
+            #expect(launch.deviceMs.map { $0 >= watchdog } == true, "a kill before the device's deadline")
+        }
+    }
+
+    @Test func oneTransactionLongerThanTheWatchdogIsACrashLoopOnTheDevicesTime() throws {
+        let directory = TemporaryDirectory("device-clock")
+        let devices = try devices(in: directory)
+        let database = try database(in: directory)
+        let plan = try plan(chunked: false, in: directory)
+        let watchdog = try unwatchedDeviceMs(database, plan: plan, devices: devices, in: directory) / 2
+        let report = try run(database, plan: plan, devices: devices, in: directory, ["--watchdog-ms", String(watchdog)])
+        #expect(report.outcome == .crashLoop)
+        #expect(report.launches.first?.ended == .killed)
+        #expect(report.final?.userVersion == 1)
+        let step = try #require(report.steps.first { $0.version == 2 })
+        #expect(step.status == .interrupted)
+        #expect(step.device.map { $0.cpuMs > 0 && $0.writeMs > 0 } == true)
+    }
+
+    @Test func theTextSummarySaysWhichTimesAreModelled() throws {
+        let directory = TemporaryDirectory("device-clock")
+        let devices = try devices(in: directory)
+        let database = try database(in: directory)
+        let plan = try plan(chunked: true, in: directory)
+        let result = try PreflightProcess.run(
+            ["run", "--db", database, "--plan", plan, "--devices-dir", devices, "--device", "slow-phone", "--format", "text"],
+            environment: ["TMPDIR": directory.path])
+        let text = String(decoding: result.stdout, as: UTF8.self)
+        #expect(text.contains("clock device: launch and step times are the device's, modelled"))
+        #expect(text.contains(" here)"))
+    }
+
+    @Test func theDeviceClockNeedsAProfileWithASpeedModel() throws {
+        let directory = TemporaryDirectory("device-clock")
+        let database = try database(in: directory)
+        let plan = try plan(chunked: true, in: directory)
+        let result = try PreflightProcess.run(
+            ["run", "--db", database, "--plan", plan, "--clock", "device"], environment: ["TMPDIR": directory.path])
+        #expect(result.status == 2)
+        #expect(result.stderr.contains("needs a device profile with a speed model"))
+    }
+}
+
+/// CPU-bound processes that load the machine while a test runs, ended by `stop()` (or
+/// when the value goes away).
+private final class BusyProcesses {
+    private var processes: [Process] = []
+
+    init(count: Int) throws {
+        for _ in 0..<count {
+            let process = Process()
+            process.executableURL = URL(fileURLWithPath: "/bin/sh")
+            process.arguments = ["-c", "while :; do :; done"]
+            try process.run()
+            processes.append(process)
+        }
+    }
+
+    /// SIGKILL: a shell started by the test process may have inherited SIGTERM blocked.
+    func stop() {
+        for process in processes where process.isRunning {
+            kill(process.processIdentifier, SIGKILL)
+            process.waitUntilExit()
+        }
+        processes = []
+    }
+
+    deinit { stop() }
+}
