@@ -50,12 +50,14 @@ public enum Calibration {
         return Result(speed: speed, pieces: samples.map { ($0.name, $0.measuredMs, speed.time(of: $0.work).totalMs) })
     }
 
-    /// The pieces: each kind of work a migration does, on a table shaped like an app's
-    /// (an integer key, a text of 20-40 characters, numbers) with an index and a trigger:
-    /// bulk inserts, a commit per row, a copy in committed key ranges, an index's sort on
-    /// text and on numbers, SQLite's 12-step rebuild in one transaction, a backfill in
-    /// committed key ranges whose trigger writes a log, a rewrite of every row, a scan,
-    /// batched deletes, a drop.
+    /// The pieces: each kind of work a migration does, on a narrow table (an integer key, a
+    /// text of 20-40 characters, numbers) with an index and a trigger: bulk inserts, a
+    /// commit per row, a copy in committed key ranges, an index's sort on text and on
+    /// numbers, SQLite's 12-step rebuild in one transaction, a backfill in committed key
+    /// ranges whose trigger writes a log, a rewrite of every row, a scan, batched deletes, a
+    /// drop; and on a wide table of long texts, as apps' main tables are (where the work of
+    /// a row grows with its bytes, which the pages it spans count): its fill, rewrites that
+    /// change nothing, an update from a lookup in another table, a rebuild.
     private static func workload(path: String, rows: Int, pragmas: String) throws -> [SpeedFit.Sample] {
         for suffix in ["", "-wal", "-shm", "-journal"] { try? FileManager.default.removeItem(atPath: path + suffix) }
         let launchWork = LaunchWork()
@@ -95,6 +97,21 @@ public enum Calibration {
                 FROM s
                 """)
         }
+        try piece("wide: insert in one transaction") {
+            try connection.execute("""
+                CREATE TABLE wide(id INTEGER PRIMARY KEY AUTOINCREMENT, title TEXT, link TEXT, description TEXT,
+                    author TEXT, language TEXT, hide TEXT, ref INTEGER, ref_text TEXT, state INTEGER DEFAULT 0,
+                    size INTEGER, updated TEXT);
+                WITH RECURSIVE s(i) AS (SELECT 1 UNION ALL SELECT i + 1 FROM s WHERE i < \(rows / 2))
+                INSERT INTO wide(title, link, description, author, language, hide, ref, state, size, updated)
+                SELECT printf('Item %d of a list with a longer title', i),
+                    printf('https://example.org/feeds/%d/items/%x.mp3', i % 977, i * 2654435761 % 4294967296),
+                    substr(printf('%.*c', 40 + i % 161, 'd') || i, 1, 200), CASE i % 5 WHEN 0 THEN NULL ELSE 'An Author ' || (i % 300) END,
+                    'en', CASE i % 3 WHEN 0 THEN NULL ELSE 'played,downloaded' END, 1 + (i * 7919) % \(rows), i % 4, i * 1013,
+                    printf('2024-%02d-%02dT10:00:00Z', 1 + i % 12, 1 + i % 28)
+                FROM s
+                """)
+        }
         try piece("a commit per row") {
             let insert = try connection.prepare("INSERT INTO single(b) VALUES (?)")
             for index in 0..<200 { try insert.run([.text("row \(index)")]) }
@@ -117,6 +134,32 @@ public enum Calibration {
         }
         try piece("backfill in committed key ranges, with a trigger") {
             try inCommittedRanges("UPDATE t SET b = upper(b) WHERE id > ? AND id <= ?", upTo: rows / 2)
+        }
+        try piece("wide: rewrites that change nothing") {
+            try connection.execute("""
+                BEGIN;
+                UPDATE wide SET hide = replace(hide, 'unplayed', 'noplay');
+                UPDATE wide SET hide = replace(hide, 'queued', 'not_queued');
+                UPDATE wide SET hide = replace(hide, 'paused', 'unplayed');
+                COMMIT
+                """)
+        }
+        try piece("wide: update from a lookup") {
+            try connection.execute("UPDATE wide SET ref_text = (SELECT b FROM t WHERE t.id = wide.ref)")
+        }
+        try piece("wide: rebuild in one transaction") {
+            try connection.execute("""
+                BEGIN;
+                CREATE TABLE wide_new(id INTEGER PRIMARY KEY AUTOINCREMENT, title TEXT NOT NULL, link TEXT, description TEXT,
+                    author TEXT, language TEXT, hide TEXT, ref INTEGER, ref_text TEXT, state INTEGER NOT NULL DEFAULT 0,
+                    size INTEGER, updated TEXT, keep INTEGER DEFAULT 1);
+                INSERT INTO wide_new SELECT id, coalesce(title, ''), link, description, author, language, hide, ref, ref_text,
+                    coalesce(state, 0), size, updated, 1 FROM wide;
+                DROP TABLE wide;
+                ALTER TABLE wide_new RENAME TO wide;
+                CREATE INDEX wide_ref ON wide(ref);
+                COMMIT
+                """)
         }
         try piece("rewrite every row") { try connection.execute("UPDATE t SET c = c + 1, a = a + 1") }
         try piece("scan") { _ = try connection.rows("SELECT count(*), sum(length(b)), max(a) FROM t") }
