@@ -17,6 +17,8 @@ struct Program {
     var capturesOutput = false
     /// Its standard error goes to /dev/null (otherwise it is this process's).
     var quiet = false
+    /// Any exit status is an answer (otherwise only 0 is).
+    var acceptsAnyExit = false
 
     struct Run {
         var output: Data
@@ -73,7 +75,7 @@ struct Program {
         let elapsed = seconds(ContinuousClock.now - start)
         // WIFEXITED and WEXITSTATUS, which Swift does not import.
         let exitStatus = status & 0x7f == 0 ? (status >> 8) & 0xff : 128 + (status & 0x7f)
-        guard exitStatus == 0 else {
+        guard exitStatus == 0 || acceptsAnyExit else {
             throw BenchError("\(executable) \(arguments.joined(separator: " ")) exited \(exitStatus)")
         }
         return Run(output: output, seconds: elapsed)

@@ -110,7 +110,7 @@ enum PageCache {
     }
 }
 
-private enum RunBench {
+enum RunBench {
     enum Change: String, CaseIterable {
         case rebuild, chunked, addColumn = "add-column", backfill, verify
 

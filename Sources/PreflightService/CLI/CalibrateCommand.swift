@@ -9,17 +9,22 @@ import Simulation
 enum CalibrateCommand {
     static let syntax = CommandSyntax(
         command: "preflight calibrate",
-        flags: [.init("rows", value: "N"), .init("name", value: "NAME"), .init("out", value: "FILE")],
+        flags: [
+            .init("rows", value: "N"), .init("rounds", value: "N"), .init("name", value: "NAME"), .init("out", value: "FILE"),
+        ],
         usage: """
-            usage: preflight calibrate [--rows N] [--name NAME] [--out FILE]
+            usage: preflight calibrate [--rows N] [--rounds N] [--name NAME] [--out FILE]
 
-            Runs a fixed workload (bulk and batched inserts, a commit per row, an index build, a
-            rewrite of every row, a scan, batched deletes, a drop; with a rollback journal and with
-            WAL) on this machine, times each piece, and prints a device profile whose speed model
-            explains those times: this machine, seen as a device. Run it on a quiet machine.
-            The table of measured and modelled times goes to stderr.
+            Runs a fixed workload (bulk inserts, a commit per row, a copy and a backfill in committed
+            key ranges, index builds, a 12-step rebuild with an index and a trigger, a rewrite of every
+            row, a scan, batched deletes, a drop; with a rollback journal and with WAL) on this
+            machine, times each piece, and prints a device profile whose speed model explains those
+            times: this machine, seen as a device. A few rehearsals of a plan with next to nothing to
+            do time a launch's own cost (start_ms). Run it on a quiet machine. The table of measured
+            and modelled times goes to stderr.
 
               --rows N      rows of the workload's table (default 100000; a quarter of it is run too)
+              --rounds N    runs of the whole workload; each piece's median time is fitted (default 3)
               --name NAME   the profile's name (default this-machine)
               --out FILE    write the profile there instead of stdout
 
@@ -37,6 +42,10 @@ enum CalibrateCommand {
         guard let rows = Int(rowsText), (1_000...10_000_000).contains(rows) else {
             throw UsageError("--rows must be a whole number from 1000 to 10000000, got \"\(rowsText)\"")
         }
+        let roundsText = arguments.value("rounds") ?? "3"
+        guard let rounds = Int(roundsText), (1...20).contains(rounds) else {
+            throw UsageError("--rounds must be a whole number from 1 to 20, got \"\(roundsText)\"")
+        }
         let name = arguments.value("name") ?? "this-machine"
         let directory: JobDirectory
         do {
@@ -48,7 +57,7 @@ enum CalibrateCommand {
         defer { try? FileManager.default.removeItem(atPath: directory.path) }
         let result: Calibration.Result
         do {
-            result = try Calibration.run(directory: directory.path, rows: rows, executable: executable)
+            result = try Calibration.run(directory: directory.path, rows: rows, rounds: rounds, executable: executable)
         } catch {
             printError("preflight calibrate: the workload failed: \(error)")
             return 1
@@ -62,7 +71,7 @@ enum CalibrateCommand {
         printError(table)
         let profile = DeviceProfileDocument(
             name: name,
-            description: "This machine as a device: its speed model fitted by `preflight calibrate --rows \(rows)` to a workload timed here",
+            description: "This machine as a device: its speed model fitted by `preflight calibrate --rows \(rows) --rounds \(rounds)` to a workload timed here",
             speed: result.speed)
         let encoder = JSONEncoder()
         encoder.outputFormatting = [.prettyPrinted, .sortedKeys]

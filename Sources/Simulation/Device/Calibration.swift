@@ -19,27 +19,45 @@ public enum Calibration {
     static let modes = [("delete", "PRAGMA journal_mode = DELETE; PRAGMA synchronous = FULL"),
                         ("wal", "PRAGMA journal_mode = WAL; PRAGMA synchronous = NORMAL")]
 
-    /// Runs the workload at `rows` and at a quarter of it, in `directory` (which it fills
-    /// and leaves), and fits. `executable` is started a few times to time a process start.
-    public static func run(directory: String, rows: Int, executable: String) throws -> Result {
+    /// Runs the workload at `rows` and at a quarter of it, `rounds` times, in `directory`
+    /// (which it fills and leaves), and fits each piece's median time. `executable` is this
+    /// binary: a few rehearsals of a plan with next to nothing to do time a launch's own
+    /// cost, the part of a launch that is not the migration's work.
+    public static func run(directory: String, rows: Int, rounds: Int, executable: String) throws -> Result {
         let statsPath = directory + "/calibration.stats"
         guard SpaceStats.create(path: statsPath, quotaBytes: nil) == 0 else {
             throw SQLiteError(code: 14, message: "cannot create \(statsPath)")
         }
         _ = try SpaceVFSMeter(statsPath: statsPath)
-        var samples: [SpeedFit.Sample] = []
-        for size in [rows / 4, rows] {
-            for (mode, pragmas) in modes {
-                samples += try workload(path: "\(directory)/calibration-\(mode)-\(size).db", rows: size, pragmas: pragmas)
-                    .map { SpeedFit.Sample(name: "\(mode) \(size) \($0.name)", measuredMs: $0.measuredMs, work: $0.work) }
+        var timings: [[SpeedFit.Sample]] = []
+        for _ in 0..<max(1, rounds) {
+            var round: [SpeedFit.Sample] = []
+            for size in [rows / 4, rows] {
+                for (mode, pragmas) in modes {
+                    round += try workload(path: "\(directory)/calibration-\(mode)-\(size).db", rows: size, pragmas: pragmas)
+                        .map { SpeedFit.Sample(name: "\(mode) \(size) \($0.name)", measuredMs: $0.measuredMs, work: $0.work) }
+                }
             }
+            timings.append(round)
         }
-        let speed = SpeedFit.fit(samples, startMs: try processStartMs(executable))
+        // The same file and statements do the same work every round: only the times vary.
+        let samples = timings[0].indices.map { index in
+            var sample = timings[0][index]
+            sample.measuredMs = median(timings.map { $0[index].measuredMs })
+            return sample
+        }
+        let speed = SpeedFit.fit(samples, startMs: try launchOverheadMs(executable, directory: directory))
         return Result(speed: speed, pieces: samples.map { ($0.name, $0.measuredMs, speed.time(of: $0.work).totalMs) })
     }
 
-    /// The pieces: each kind of work a migration does (bulk inserts, a commit per row,
-    /// batched copies and deletes, an index's sort, a rewrite of every row, a scan, a drop).
+    /// The pieces: each kind of work a migration does, on a narrow table (an integer key, a
+    /// text of 20-40 characters, numbers) with an index and a trigger: bulk inserts, a
+    /// commit per row, a copy in committed key ranges, an index's sort on text and on
+    /// numbers, SQLite's 12-step rebuild in one transaction, a backfill in committed key
+    /// ranges whose trigger writes a log, a rewrite of every row, a scan, batched deletes, a
+    /// drop; and on a wide table of long texts, as apps' main tables are (where the work of
+    /// a row grows with its bytes, which the pages it spans count): its fill, rewrites that
+    /// change nothing, an update from a lookup in another table, a rebuild.
     private static func workload(path: String, rows: Int, pragmas: String) throws -> [SpeedFit.Sample] {
         for suffix in ["", "-wal", "-shm", "-journal"] { try? FileManager.default.removeItem(atPath: path + suffix) }
         let launchWork = LaunchWork()
@@ -56,59 +74,146 @@ public enum Calibration {
             let ms = Double(elapsed.components.seconds) * 1000 + Double(elapsed.components.attoseconds) / 1e15
             samples.append(SpeedFit.Sample(name: name, measuredMs: ms, work: launchWork.counts - before))
         }
-        let batch = 1_000
+        /// Runs `sql` (one statement, two key bounds) in a committed transaction per key range.
+        func inCommittedRanges(_ sql: String, upTo last: Int) throws {
+            let statement = try connection.prepare(sql)
+            for start in stride(from: 0, to: last, by: batch) {
+                try connection.execute("BEGIN IMMEDIATE")
+                try statement.run([.integer(Int64(start)), .integer(Int64(min(last, start + batch)))])
+                try connection.execute("COMMIT")
+            }
+        }
+        let columns = "id INTEGER PRIMARY KEY, a INTEGER, b TEXT, c REAL"
         try piece("insert in one transaction") {
             try connection.execute("""
-                CREATE TABLE t(id INTEGER PRIMARY KEY, a INTEGER, b TEXT, c REAL);
-                CREATE TABLE copy(id INTEGER PRIMARY KEY, a INTEGER, b TEXT, c REAL);
+                CREATE TABLE t(\(columns));
+                CREATE TABLE copy(\(columns));
                 CREATE TABLE single(id INTEGER PRIMARY KEY, b TEXT);
+                CREATE TABLE log(id INTEGER PRIMARY KEY AUTOINCREMENT, row INTEGER NOT NULL, at INTEGER NOT NULL);
+                CREATE INDEX copy_a ON copy(a);
                 WITH RECURSIVE s(i) AS (SELECT 1 UNION ALL SELECT i + 1 FROM s WHERE i < \(rows))
-                INSERT INTO t SELECT i, (i * 7919) % 1000003, printf('%08x-%d-note', (i * 2654435761) % 4294967296, i), i * 0.5 FROM s
+                INSERT INTO t SELECT i, (i * 7919) % 1000003,
+                    substr(printf('%08x-%d-note-of-some-length', (i * 2654435761) % 4294967296, i), 1, 20 + i % 21), i * 0.5
+                FROM s
+                """)
+        }
+        try piece("wide: insert in one transaction") {
+            try connection.execute("""
+                CREATE TABLE wide(id INTEGER PRIMARY KEY AUTOINCREMENT, title TEXT, link TEXT, description TEXT,
+                    author TEXT, language TEXT, hide TEXT, ref INTEGER, ref_text TEXT, state INTEGER DEFAULT 0,
+                    size INTEGER, updated TEXT);
+                WITH RECURSIVE s(i) AS (SELECT 1 UNION ALL SELECT i + 1 FROM s WHERE i < \(rows / 2))
+                INSERT INTO wide(title, link, description, author, language, hide, ref, state, size, updated)
+                SELECT printf('Item %d of a list with a longer title', i),
+                    printf('https://example.org/feeds/%d/items/%x.mp3', i % 977, i * 2654435761 % 4294967296),
+                    substr(printf('%.*c', 40 + i % 161, 'd') || i, 1, 200), CASE i % 5 WHEN 0 THEN NULL ELSE 'An Author ' || (i % 300) END,
+                    'en', CASE i % 3 WHEN 0 THEN NULL ELSE 'played,downloaded' END, 1 + (i * 7919) % \(rows), i % 4, i * 1013,
+                    printf('2024-%02d-%02dT10:00:00Z', 1 + i % 12, 1 + i % 28)
+                FROM s
                 """)
         }
         try piece("a commit per row") {
             let insert = try connection.prepare("INSERT INTO single(b) VALUES (?)")
             for index in 0..<200 { try insert.run([.text("row \(index)")]) }
         }
-        try piece("copy in committed batches") {
-            let copy = try connection.prepare("INSERT INTO copy SELECT * FROM t WHERE id > ? AND id <= ?")
-            for start in stride(from: 0, to: rows, by: batch) {
-                try connection.execute("BEGIN")
-                try copy.run([.integer(Int64(start)), .integer(Int64(start + batch))])
-                try connection.execute("COMMIT")
-            }
+        try piece("copy in committed key ranges") {
+            try inCommittedRanges("INSERT INTO copy SELECT * FROM t WHERE id > ? AND id <= ?", upTo: rows)
         }
-        try piece("index build") { try connection.execute("CREATE INDEX t_b ON t(b)") }
+        try piece("index on text") { try connection.execute("CREATE INDEX t_b ON t(b)") }
+        try piece("rebuild in one transaction") {
+            try connection.execute("""
+                BEGIN;
+                CREATE TABLE t_new(id INTEGER PRIMARY KEY, a INTEGER NOT NULL, b TEXT NOT NULL, c REAL, kind TEXT NOT NULL DEFAULT 'none');
+                INSERT INTO t_new SELECT id, coalesce(a, 0), coalesce(b, ''), c, 'plain' FROM t;
+                DROP TABLE t;
+                ALTER TABLE t_new RENAME TO t;
+                CREATE INDEX t_b ON t(b);
+                CREATE TRIGGER t_logged AFTER UPDATE OF b ON t BEGIN INSERT INTO log(row, at) VALUES (new.id, new.a); END;
+                COMMIT
+                """)
+        }
+        try piece("backfill in committed key ranges, with a trigger") {
+            try inCommittedRanges("UPDATE t SET b = upper(b) WHERE id > ? AND id <= ?", upTo: rows / 2)
+        }
+        try piece("wide: rewrites that change nothing") {
+            try connection.execute("""
+                BEGIN;
+                UPDATE wide SET hide = replace(hide, 'unplayed', 'noplay');
+                UPDATE wide SET hide = replace(hide, 'queued', 'not_queued');
+                UPDATE wide SET hide = replace(hide, 'paused', 'unplayed');
+                COMMIT
+                """)
+        }
+        try piece("wide: update from a lookup") {
+            try connection.execute("UPDATE wide SET ref_text = (SELECT b FROM t WHERE t.id = wide.ref)")
+        }
+        try piece("wide: rebuild in one transaction") {
+            try connection.execute("""
+                BEGIN;
+                CREATE TABLE wide_new(id INTEGER PRIMARY KEY AUTOINCREMENT, title TEXT NOT NULL, link TEXT, description TEXT,
+                    author TEXT, language TEXT, hide TEXT, ref INTEGER, ref_text TEXT, state INTEGER NOT NULL DEFAULT 0,
+                    size INTEGER, updated TEXT, keep INTEGER DEFAULT 1);
+                INSERT INTO wide_new SELECT id, coalesce(title, ''), link, description, author, language, hide, ref, ref_text,
+                    coalesce(state, 0), size, updated, 1 FROM wide;
+                DROP TABLE wide;
+                ALTER TABLE wide_new RENAME TO wide;
+                CREATE INDEX wide_ref ON wide(ref);
+                COMMIT
+                """)
+        }
         try piece("rewrite every row") { try connection.execute("UPDATE t SET c = c + 1, a = a + 1") }
         try piece("scan") { _ = try connection.rows("SELECT count(*), sum(length(b)), max(a) FROM t") }
-        try piece("add column and index") {
+        try piece("add column and index on numbers") {
             try connection.execute("ALTER TABLE t ADD COLUMN d TEXT; CREATE INDEX t_ac ON t(a, c)")
         }
-        try piece("delete in committed batches") {
-            let delete = try connection.prepare("DELETE FROM copy WHERE id > ? AND id <= ?")
-            for start in stride(from: 0, to: rows / 2, by: batch) {
-                try connection.execute("BEGIN")
-                try delete.run([.integer(Int64(start)), .integer(Int64(start + batch))])
-                try connection.execute("COMMIT")
-            }
+        try piece("delete in committed key ranges") {
+            try inCommittedRanges("DELETE FROM copy WHERE id > ? AND id <= ?", upTo: rows / 2)
         }
         try piece("drop a table") { try connection.execute("DROP TABLE copy") }
         return samples
     }
 
-    /// The median wall time of starting this binary and seeing it exit: the part of a
-    /// launch before the app's code runs.
-    private static func processStartMs(_ executable: String) throws -> Double {
-        var times: [Double] = []
-        for _ in 0..<7 {
-            let started = ContinuousClock.now
-            let child = try ChildProcess(executable: executable, arguments: ["--version"], environment: [:])
+    /// The rows of one committed batch, as plans commonly set `batch_rows`.
+    private static let batch = 2_000
+
+    /// What a launch costs beyond its steps: the median over a few `preflight run`s of a
+    /// one-step plan on a tiny file of each launch's `elapsed_ms` less its step's: the
+    /// worker's start, its opening of the file, its close and exit, as the watchdog counts
+    /// them.
+    private static func launchOverheadMs(_ executable: String, directory: String) throws -> Double {
+        let database = directory + "/launch.db", plan = directory + "/launch.plan.json"
+        let create = "CREATE TABLE items(id INTEGER PRIMARY KEY, name TEXT)"
+        try Connection(path: database, create: true).execute("\(create); INSERT INTO items(name) VALUES ('a'); PRAGMA user_version = 1")
+        try Data("""
+            {"name": "launch", "steps": [{"version": 1, "name": "create", "sql": "\(create)"},
+              {"version": 2, "name": "index", "sql": "CREATE INDEX items_name ON items(name)"}]}
+            """.utf8).write(to: URL(fileURLWithPath: plan))
+        var overheads: [Double] = []
+        for _ in 0..<5 {
+            let child = try ChildProcess(
+                executable: executable, arguments: ["run", "--db", database, "--plan", plan, "--verify", "off"],
+                environment: ["TMPDIR": directory])
             child.go()
-            while child.readLine(deadline: nil, shouldStop: { false }).line != nil {}
+            var output: [UInt8] = []
+            while let line = child.readLine(deadline: nil, shouldStop: { false }).line { output += line + [10] }
             _ = child.wait()
-            let elapsed = ContinuousClock.now - started
-            times.append(Double(elapsed.components.seconds) * 1000 + Double(elapsed.components.attoseconds) / 1e15)
+            guard let report = try? JSONDecoder().decode(LaunchTimes.self, from: Data(output)), report.launches.count == 1 else {
+                throw SQLiteError(code: 1, message: "the rehearsal of the launch's own cost printed no report of one launch")
+            }
+            overheads.append(Double(report.launches[0].elapsedMs - report.steps.reduce(0) { $0 + $1.elapsedMs }))
         }
-        return times.sorted()[times.count / 2]
+        return median(overheads)
     }
+
+    /// What `launchOverheadMs` reads of a report.
+    private struct LaunchTimes: Decodable {
+        struct Timed: Decodable {
+            var elapsedMs: Int
+            enum CodingKeys: String, CodingKey { case elapsedMs = "elapsed_ms" }
+        }
+        var launches: [Timed]
+        var steps: [Timed]
+    }
+
+    private static func median(_ values: [Double]) -> Double { values.sorted()[values.count / 2] }
 }

@@ -64,11 +64,12 @@ public struct SpeedModel: Sendable, Equatable {
         }
     }
 
-    /// The core whose costs a Geekbench score scales (`CPU.scaled(by:)`): the costs
-    /// `preflight calibrate` fitted on Preflight's reference machine, a server core of this
-    /// Geekbench 5 single-core score (docs: the performance section of the README).
+    /// The core whose costs a Geekbench score scales (`CPU.scaled(by:)`): the CPU costs
+    /// `preflight calibrate` fitted on Preflight's reference machine, a virtual machine on an
+    /// AMD EPYC server core, whose Geekbench 5 single-core score is taken as the published
+    /// EPYC figure (FIDELITY.md, "Device speed").
     public static let referenceCore = (
-        geekbench5SingleCore: 1_250.0, cpu: CPU(vmStepNs: 6.0, sortNs: 1.0, cacheHitNs: 60.0, cacheMissNs: 400.0))
+        geekbench5SingleCore: 1_250.0, cpu: CPU(vmStepNs: 31.0, sortNs: 1.6, cacheHitNs: 970.0, cacheMissNs: 0.0))
 
     /// The CPU of a core with Geekbench 5 single-core score `score`, from the reference core's.
     public static func cpu(geekbench5SingleCore score: Double) -> CPU {

@@ -1,0 +1,224 @@
+import Foundation
+import MigrationCore
+
+/// `preflight-bench clock [--runs 3] [--rows 1000000] [--corpus-rows 100000] [--modes delete,wal]
+///  [--cases notes,rebuild,chunked,add-column,backfill,corpus] [--preflight PATH]`
+///
+/// Whether the device clock's model holds on this machine: `preflight calibrate` once (its
+/// own fixed workload), then each migration of the benchmark set run by `preflight run
+/// --clock device` with the printed profile, as a whole process, in a rollback-journal and
+/// a WAL profile of the same speed. Per case, the run's modelled time (the launches'
+/// `device_ms`) against its measured time (the launches' `elapsed_ms`), and the error.
+///
+/// Cases: `notes`, the notes plan (`Config/plans/notes.json`) on `--rows` rows of notes;
+/// `rebuild`, `chunked`, `add-column`, `backfill`, `preflight-bench run`'s cases on
+/// `--rows` rows; `corpus`, each app of the differential corpus from its first version to
+/// its last, synthesized like its seed with `--corpus-rows` rows in its largest table.
+/// Each figure is the median of `--runs` runs, each after `sync` with the file read into
+/// the page cache (`PageCache.warm`); the errors' range over the runs is printed beside.
+/// The calibration is never fitted on these cases.
+func runClockBenchmark(arguments: [String]) throws {
+    let options = try BenchmarkOptions(
+        arguments: arguments, valued: ["--runs", "--rows", "--corpus-rows", "--modes", "--cases", "--preflight"])
+    let runs = max(1, try options.integer("--runs") ?? 3)
+    let rows = try options.integer("--rows") ?? 1_000_000
+    let corpusRows = try options.integer("--corpus-rows") ?? 100_000
+    let executable = try options.string("--preflight") ?? siblingExecutable("preflight")
+    let modes = (options.string("--modes") ?? "delete,wal").split(separator: ",").map(String.init)
+    for mode in modes where !["delete", "wal"].contains(mode) { throw BenchError("unknown mode \(mode); use delete or wal") }
+    let caseNames = (options.string("--cases") ?? "notes,rebuild,chunked,add-column,backfill,corpus")
+        .split(separator: ",").map(String.init)
+    let root = NSTemporaryDirectory() + "/preflight-clock-bench-\(getpid())"
+    try FileManager.default.createDirectory(atPath: root + "/devices", withIntermediateDirectories: true)
+    defer { try? FileManager.default.removeItem(atPath: root) }
+
+    print("load when started: \(loadAverage())")
+    let calibration = try Program(executable, ["calibrate"], capturesOutput: true).run()
+    print("preflight calibrate: \(String(format: "%.1f", calibration.seconds)) s; the profile it printed:")
+    print(String(decoding: calibration.output, as: UTF8.self))
+    try ClockBench.writeProfiles(calibration.output, modes: modes, in: root + "/devices")
+
+    var cases: [ClockBench.Case] = []
+    for name in caseNames {
+        switch name {
+        case "notes":
+            cases.append(try ClockBench.notesCase(root: root, rows: rows, executable: executable))
+        case "corpus":
+            cases += try ClockBench.corpusCases(root: root, rows: corpusRows, executable: executable)
+        default:
+            guard let change = RunBench.Change(rawValue: name), change != .verify else {
+                throw BenchError("unknown case \(name); use notes, rebuild, chunked, add-column, backfill or corpus")
+            }
+            cases.append(try ClockBench.runCase(change, root: root, rows: rows))
+        }
+    }
+    var table: [String] = []
+    var worst: (label: String, error: Double)?
+    for mode in modes {
+        for testCase in cases {
+            let base = root + "/\(testCase.slug)-\(mode).db"
+            DatabaseFiles(base).remove()
+            try FileManager.default.copyItem(atPath: testCase.database, toPath: base)
+            // A profile's journal_mode is for a fresh install: an uploaded file keeps its own.
+            _ = try Connection(path: base).rows("PRAGMA journal_mode = \(mode)")
+            var measured: [Double] = []
+            var modelled: [Double] = []
+            var outcomes: Set<String> = []
+            for _ in 0..<runs {
+                sync()
+                try PageCache.warm(base)
+                let timing = try ClockBench.rehearse(base, plan: testCase.plan, mode: mode, root: root, executable: executable)
+                measured.append(timing.measuredMs)
+                modelled.append(timing.modelledMs)
+                outcomes.insert(timing.outcome)
+            }
+            DatabaseFiles(base).remove()
+            let errors = zip(modelled, measured).map { ($0 - $1) / $1 * 100 }.sorted()
+            let middle = runs / 2
+            let error = (modelled.sorted()[middle] - measured.sorted()[middle]) / measured.sorted()[middle] * 100
+            let label = "\(mode) \(testCase.name)"
+            if abs(error) > abs(worst?.error ?? 0) || worst == nil { worst = (label, error) }
+            let line = "| \(mode) | \(testCase.name) | \(outcomes.sorted().joined(separator: ", ")) | "
+                + String(format: "%.0f ms (%.0f-%.0f) | %.0f ms (%.0f-%.0f) | %+.1f%% (%+.1f..%+.1f) |",
+                    measured.sorted()[middle], measured.min() ?? 0, measured.max() ?? 0, modelled.sorted()[middle],
+                    modelled.min() ?? 0, modelled.max() ?? 0, error, errors.first ?? 0, errors.last ?? 0)
+            print(line)
+            table.append(line)
+        }
+    }
+    print("\nload when done: \(loadAverage()); median of \(runs) runs each")
+    print("\n| mode | case | outcome | measured (min-max) | modelled (min-max) | error (runs' range) |")
+    print("|---|---|---|---|---|---|")
+    table.forEach { print($0) }
+    if let worst { print(String(format: "worst: %@ %+.1f%%", worst.label, worst.error)) }
+}
+
+enum ClockBench {
+    /// One migration of the set: a database at its first version and the plan that migrates it.
+    struct Case {
+        /// The files' name.
+        var slug: String
+        var name: String
+        var database: String
+        var plan: String
+    }
+
+    /// The calibrated profile twice, as `this-machine-delete` and `this-machine-wal`: the
+    /// same speed, with the connection settings `preflight calibrate` timed each mode in: a
+    /// rollback journal with synchronous FULL, WAL with NORMAL.
+    static func writeProfiles(_ printed: Data, modes: [String], in directory: String) throws {
+        guard var profile = try JSONSerialization.jsonObject(with: printed) as? [String: Any], profile["speed"] != nil else {
+            throw BenchError("preflight calibrate printed no profile with a speed")
+        }
+        for mode in modes {
+            profile["name"] = "this-machine-\(mode)"
+            profile["connection"] = ["journal_mode": mode.uppercased(), "synchronous": mode == "wal" ? "NORMAL" : "FULL"]
+            try JSONSerialization.data(withJSONObject: profile, options: [.prettyPrinted, .sortedKeys])
+                .write(to: URL(fileURLWithPath: "\(directory)/this-machine-\(mode).json"))
+        }
+    }
+
+    /// The notes plan on `rows` notes at its first version.
+    static func notesCase(root: String, rows: Int, executable: String) throws -> Case {
+        let plan = repositoryFile("Config/plans/notes.json")
+        let database = root + "/notes-base.db"
+        try Program(executable, ["synthesize", "--plan", plan, "--version", "1", "--rows", "notes=\(rows)", "--out", database]).run()
+        return Case(slug: "notes", name: "notes plan, \(rows) rows", database: database, plan: plan)
+    }
+
+    /// One of `preflight-bench run`'s changes on the notes table of `rows` rows.
+    static func runCase(_ change: RunBench.Change, root: String, rows: Int) throws -> Case {
+        let database = root + "/\(change.rawValue)-base.db"
+        DatabaseFiles(database).remove()
+        try BenchmarkNotes.makeDatabase(database, rows: rows, journalMode: "delete")
+        let plan = root + "/\(change.rawValue).plan.json"
+        try RunBench.planDocument(change).write(to: URL(fileURLWithPath: plan))
+        return Case(slug: change.rawValue, name: "\(change.rawValue), \(rows) rows", database: database, plan: plan)
+    }
+
+    static let corpusApps = ["antennapod", "k9mail", "wikipedia-android", "duckduckgo-android", "fairemail", "siskin-im"]
+
+    /// Each corpus app at its first version, synthesized as the capacity search does: its
+    /// seed's largest table at `rows`, the other tables in the seed's proportions to it,
+    /// the values shaped like the seed's.
+    static func corpusCases(root: String, rows: Int, executable: String) throws -> [Case] {
+        try corpusApps.map { app in
+            let folder = repositoryFile("Tests/DifferentialTests/Fixtures/corpus")
+            guard var document = try JSONSerialization.jsonObject(with: Data(contentsOf: URL(fileURLWithPath: "\(folder)/\(app).plan.json")))
+                as? [String: Any], let steps = document["steps"] as? [[String: Any]], let first = steps.first
+            else { throw BenchError("\(app).plan.json is not a plan") }
+            // `source` and `notes` describe the extraction; they are not plan keys.
+            document["source"] = nil
+            document["notes"] = nil
+            let plan = root + "/\(app).plan.json"
+            try JSONSerialization.data(withJSONObject: document).write(to: URL(fileURLWithPath: plan))
+            let firstSQL = (first["sql"] as? [String]) ?? [(first["sql"] as? String) ?? ""]
+            let sample = root + "/\(app)-seed.db"
+            DatabaseFiles(sample).remove()
+            try runSQLiteShell(sample, script: firstSQL.map { $0 + ";" }.joined(separator: "\n")
+                + "\n" + (try String(contentsOfFile: "\(folder)/\(app).seed.sql", encoding: .utf8)) + "\nPRAGMA user_version = 1;\n")
+            let counts = try tableRows(sample)
+            guard let largest = counts.max(by: { ($0.value, $1.key) < ($1.value, $0.key) }), largest.value > 0 else {
+                throw BenchError("\(app)'s seed fills no table")
+            }
+            let rowsOption = counts.sorted { $0.key < $1.key }.map { name, count in
+                "\(name)=\(Int((Double(count) / Double(largest.value) * Double(rows)).rounded()))"
+            }.joined(separator: ",")
+            let database = root + "/\(app)-base.db"
+            try Program(
+                executable, ["synthesize", "--plan", plan, "--version", "1", "--rows", rowsOption, "--like", sample, "--out", database],
+                quiet: true
+            ).run()
+            return Case(slug: app, name: "\(app), \(largest.key) \(rows) rows", database: database, plan: plan)
+        }
+    }
+
+    /// The rows of each ordinary table of the file (no SQLite or full-text shadow tables).
+    static func tableRows(_ path: String) throws -> [String: Int] {
+        let db = try Connection(path: path)
+        let names = try db.rows("SELECT name FROM sqlite_schema WHERE type = 'table' AND name NOT LIKE 'sqlite_%' AND sql NOT LIKE 'CREATE VIRTUAL%'")
+            .compactMap { $0.first?.textValue }
+        let shadows = Set(try db.rows("SELECT name FROM sqlite_schema WHERE type = 'table' AND sql LIKE 'CREATE VIRTUAL%'")
+            .compactMap { $0.first?.textValue }.flatMap { name in ["_content", "_segments", "_segdir", "_docsize", "_stat"].map { name + $0 } })
+        var counts: [String: Int] = [:]
+        for name in names where !shadows.contains(name) {
+            counts[name] = Int(try db.integer("SELECT count(*) FROM \"\(name)\""))
+        }
+        return counts
+    }
+
+    struct Timing {
+        var measuredMs: Double
+        var modelledMs: Double
+        var outcome: String
+    }
+
+    /// `preflight run --clock device` of the plan on the file with the mode's profile: the
+    /// launches' measured and modelled times.
+    static func rehearse(_ base: String, plan: String, mode: String, root: String, executable: String) throws -> Timing {
+        var program = Program(
+            executable,
+            ["run", "--db", base, "--plan", plan, "--verify", "off", "--devices-dir", root + "/devices",
+             "--device", "this-machine-\(mode)", "--clock", "device"],
+            capturesOutput: true, quiet: true)
+        // A run that reached its target but whose row counts tell of lost rows (the
+        // synthesized rows of a corpus app meet its plan's deletes) still timed every step.
+        program.acceptsAnyExit = true
+        let run = try program.run()
+        guard let report = try JSONSerialization.jsonObject(with: run.output) as? [String: Any],
+            let outcome = report["outcome"] as? String, let launches = report["launches"] as? [[String: Any]]
+        else { throw BenchError("preflight run printed no report") }
+        guard ["completed", "verification_failed"].contains(outcome), launches.count == 1 else {
+            throw BenchError("preflight run on \(base) ended \(outcome) after \(launches.count) launches: \(report["failure"] ?? "")")
+        }
+        let measured = launches.compactMap { $0["elapsed_ms"] as? Int }.reduce(0, +)
+        let modelled = launches.compactMap { $0["device_ms"] as? Int }.reduce(0, +)
+        guard modelled > 0 else { throw BenchError("preflight run reported no device_ms") }
+        return Timing(measuredMs: Double(measured), modelledMs: Double(modelled), outcome: outcome)
+    }
+
+    /// A file of the repository this program was built from (the working directory's).
+    static func repositoryFile(_ path: String) -> String {
+        FileManager.default.currentDirectoryPath + "/" + path
+    }
+}
