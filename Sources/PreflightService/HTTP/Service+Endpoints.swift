@@ -71,6 +71,7 @@ extension Service {
                 "memory_limit_bytes": number(device.memoryLimitBytes),
                 "launches": .number(Double(device.launches)),
                 "time_scale": .number(device.timeScale),
+                "speed": device.speed.flatMap { try? JSONEncoder().encode($0) }.flatMap { JSONValue.parse(Array($0)) } ?? .null,
                 "connection": .object(connection),
             ])
         }

@@ -348,18 +348,21 @@ struct JobRun {
                     }
                     continue
                 }
-                // No commit in the events: the file itself says whether one happened.
-                let state: WorkerReport?
+                // No commit in the events: the file itself says whether one happened. It is
+                // read as the next launch will find it (a verifier would checkpoint its WAL).
+                let standing: WorkerReport?
                 do {
-                    state = try readDatabaseState()
+                    standing = try runReportingWorker(.standing)
+                } catch let timeLimit as OutOfJobTime {
+                    return stopAfterMigration(.failed, timeLimitFailure(timeLimit.phase, step: record.cutStep?.version), state: nil)
                 } catch {
-                    return stopAfterMigration(.failed, timeLimitFailure(error.phase, step: record.cutStep?.version), state: nil)
+                    standing = nil
                 }
-                if let point = state?.point, point != start {
+                if let point = standing?.point, point != start {
                     if let last = launches.indices.last { launches[last].reachedVersion = point.version }
                     continue
                 }
-                return stopAfterMigration(.crashLoop, crashLoopFailure(record), state: state)
+                return stopAfterMigration(.crashLoop, crashLoopFailure(record))
             }
             return stopAfterMigration(.failed, crashFailure(record))
         }

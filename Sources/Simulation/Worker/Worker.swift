@@ -18,6 +18,9 @@ import MigrationCore
 public enum Worker {
     public enum Task: String, Sendable, CaseIterable {
         case inspect, check, migrate, verify, fingerprint
+        /// Where the work copy stands between two launches, read as the next launch would
+        /// find it: its WAL is left as the kill left it, not checkpointed.
+        case standing
         /// A capacity search's: read the sample's shape, or synthesize one size (`SynthesisTask`).
         case sample, synthesize
     }
@@ -96,6 +99,10 @@ public enum Worker {
                     directory, plan: plan, instructions: instructions, finalOnly: invocation.finalOnly, freshInstall: freshInstall))
             case .fingerprint:
                 EventWriter.write(try fingerprint(directory, plan: plan))
+            case .standing:
+                let connection = try Connection(path: directory.work.path)
+                connection.keepWALOnClose()
+                EventWriter.write(WorkerReport(point: try DurablePoint(connection, plan: plan)))
             case .sample, .synthesize:
                 break  // Run above, before the job's instructions are read.
             }
