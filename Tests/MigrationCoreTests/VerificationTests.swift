@@ -1,4 +1,3 @@
-import CSQLite
 import Foundation
 import Testing
 import TestSupport
@@ -311,19 +310,7 @@ import TestSupport
 
     /// Rewrites index `t_x`'s definition behind SQLite's back.
     private func damageIndex(at path: String) throws {
-        try rewriteSchema("UPDATE sqlite_schema SET sql = 'CREATE INDEX t_x ON t(y)' WHERE name = 't_x';", at: path)
-    }
-
-    /// Runs `update` on `sqlite_schema` with `writable_schema`, on a raw connection without
-    /// the defensive settings `Connection` applies.
-    private func rewriteSchema(_ update: String, at path: String) throws {
-        var db: OpaquePointer?
-        guard sqlite3_open(path, &db) == SQLITE_OK else { throw SQLiteError(code: SQLITE_CANTOPEN, message: "open") }
-        defer { sqlite3_close(db) }
-        let sql = "PRAGMA writable_schema = ON; \(update) PRAGMA writable_schema = OFF;"
-        guard sqlite3_exec(db, sql, nil, nil, nil) == SQLITE_OK else {
-            throw SQLiteError(code: sqlite3_errcode(db), message: String(cString: sqlite3_errmsg(db)))
-        }
+        try FixtureDatabase.rewriteSchema("UPDATE sqlite_schema SET sql = 'CREATE INDEX t_x ON t(y)' WHERE name = 't_x';", at: path)
     }
 
     @Test func aRunShortOfItsTargetIsAProblem() throws {
@@ -381,7 +368,7 @@ import TestSupport
             CREATE VIRTUAL TABLE tokenized USING fts5(body, tokenize = 'porter'); INSERT INTO tokenized VALUES ('b');
             PRAGMA user_version = 1;
             """)
-        try rewriteSchema("""
+        try FixtureDatabase.rewriteSchema("""
             UPDATE sqlite_schema SET sql = 'CREATE VIRTUAL TABLE own USING app_module(body)' WHERE name = 'own';
             UPDATE sqlite_schema SET sql = replace(sql, 'porter', 'app_tokenizer') WHERE name = 'tokenized';
             """, at: path)
