@@ -27,11 +27,15 @@ struct DatabaseFingerprint: Sendable {
     var userVersion: Int64
     /// Every `sqlite_schema` row, sorted.
     var schema: [SchemaEntry]
-    /// Row count of every table that stores rows: ordinary tables, `sqlite_sequence` (and
-    /// `sqlite_stat*` if present), and FTS shadow tables. Views and virtual tables are not
-    /// counted: their rows live elsewhere (a virtual table's in its shadow tables).
+    /// Row count of every table: those that store rows (ordinary tables, `sqlite_sequence`,
+    /// `sqlite_stat*` if present, and FTS and R*Tree shadow tables) and virtual tables, as
+    /// `SELECT count(*)` counts them. Views are not tables.
     var rowCounts: [String: Int64]
-    /// For the same tables, a hash of their rows that does not depend on the rows' order.
+    /// The tables a user created and counts, with their counts: what the report's
+    /// `input.tables`, `final.tables` and `rows_lost` speak of (CONTRACT §3, "Tables").
+    var userTables: [String: Int64]
+    /// For each table that stores rows, a hash of its rows that does not depend on the rows'
+    /// order. A virtual table's rows are its shadow tables' and are hashed there.
     var contentHashes: [String: String]
     /// Rows that `PRAGMA foreign_key_check` reports: a migration may leave some, and
     /// Preflight's verification must then say so (CONTRACT §3, `verification_failed`).
@@ -43,20 +47,34 @@ struct DatabaseFingerprint: Sendable {
         schema.filter { $0.name.lowercased().hasPrefix("_preflight_") }
     }
 
-    /// `counts` without SQLite's own `sqlite_*` tables and Preflight's `_preflight_*`: the
-    /// tables the report's `input.tables`, `final.tables` and `rows_lost` speak of
-    /// (Sources/MigrationCore/Verification/TableCounts.swift).
-    static func reportedTables(_ counts: [String: Int64]) -> [String: Int64] {
-        counts.filter { table, _ in
-            let folded = table.lowercased()
+    /// The tables a user counts, as a user counts them: `SELECT count(*) FROM "name"` on
+    /// every table in `sqlite_schema` that is not a shadow table, virtual tables included,
+    /// without SQLite's own `sqlite_*` and Preflight's `_preflight_*`. Which tables are
+    /// shadow tables SQLite says (`PRAGMA table_list` types them `shadow`); nothing of
+    /// Preflight's decides it (Preflight's own list: Sources/MigrationCore/Verification/UserTable.swift).
+    static func userTableCounts(_ db: PlainSQLite) throws -> [String: Int64] {
+        let names = try db.textRows(
+            """
+            SELECT name FROM main.sqlite_schema AS s WHERE type = 'table' AND NOT EXISTS (
+              SELECT 1 FROM pragma_table_list AS l WHERE l.schema = 'main' AND l.name = s.name AND l.type = 'shadow')
+            """
+        ).compactMap { $0.first ?? nil }.filter { name in
+            let folded = name.lowercased()
             return !folded.hasPrefix("sqlite_") && !folded.hasPrefix("_preflight_")
         }
+        return try count(names, in: db)
     }
 
-    /// The row count of every table that stores rows (see `rowCounts`).
+    /// The row count of every table (see `rowCounts`).
     static func rowCounts(_ db: PlainSQLite) throws -> [String: Int64] {
+        let virtual = try db.textRows("SELECT name FROM pragma_table_list WHERE schema = 'main' AND type = 'virtual'")
+            .compactMap { $0.first ?? nil }
+        return try count(try storedTables(db) + virtual, in: db)
+    }
+
+    private static func count(_ tables: [String], in db: PlainSQLite) throws -> [String: Int64] {
         var counts: [String: Int64] = [:]
-        for table in try storedTables(db) {
+        for table in tables {
             counts[table] = try db.integer("SELECT count(*) FROM main.\(PlainSQLite.quote(table))")
         }
         return counts
@@ -72,12 +90,11 @@ struct DatabaseFingerprint: Sendable {
             SchemaEntry(
                 type: row[0] ?? "", name: row[1] ?? "", tableName: row[2] ?? "", sql: row[3].map(normalise))
         }.sorted()
-        let counts = try rowCounts(db)
         var hashes: [String: String] = [:]
-        for table in counts.keys { hashes[table] = hash(try rows(of: table, in: db)) }
+        for table in try storedTables(db) { hashes[table] = hash(try rows(of: table, in: db)) }
         return DatabaseFingerprint(
-            userVersion: try db.integer("PRAGMA main.user_version"), schema: schema, rowCounts: counts,
-            contentHashes: hashes, foreignKeyViolations: try db.rows("PRAGMA main.foreign_key_check").count)
+            userVersion: try db.integer("PRAGMA main.user_version"), schema: schema, rowCounts: try rowCounts(db),
+            userTables: try userTableCounts(db), contentHashes: hashes, foreignKeyViolations: try db.rows("PRAGMA main.foreign_key_check").count)
     }
 
     /// The tables that hold rows in this file: `type = 'table'` with a b-tree of their own

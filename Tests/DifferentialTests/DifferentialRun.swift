@@ -173,15 +173,16 @@ private struct Comparison {
 
     // MARK: - The report against the oracle
 
-    /// `final.tables` counts what `TableCounts` counts: tables that store rows, without
-    /// SQLite's `sqlite_*` and Preflight's `_preflight_*` (CONTRACT §3; TableCounts.swift).
+    /// `final.tables` names the tables a user counts, virtual tables under their own names
+    /// and no shadow table, each with `SELECT count(*)` (CONTRACT §3, "Tables";
+    /// `DatabaseFingerprint.userTableCounts`).
     private mutating func compareReportedTables(_ final: [String: Any]) {
         guard let reported = final["tables"] as? [String: Int] else {
             discrepancies.append("the report's final.tables is not an object of row counts: \(json(final["tables"]))")
             return
         }
         compareCounts(
-            reported.mapValues(Int64.init), DatabaseFingerprint.reportedTables(oracle.end.fingerprint.rowCounts), what: "in the report's final.tables")
+            reported.mapValues(Int64.init), oracle.end.fingerprint.userTables, what: "in the report's final.tables")
     }
 
     /// `input.tables` is what `rows_lost` is computed from, so it must be the version-1
@@ -192,7 +193,7 @@ private struct Comparison {
             return
         }
         compareCounts(
-            reported.mapValues(Int64.init), DatabaseFingerprint.reportedTables(oracle.versionOne?.fingerprint.rowCounts ?? [:]),
+            reported.mapValues(Int64.init), oracle.versionOne?.fingerprint.userTables ?? [:],
             what: "in the report's input.tables", versus: "the oracle's version-1 file")
     }
 
@@ -202,10 +203,10 @@ private struct Comparison {
     /// `rowsLost`: "A table that no longer exists is not counted"): the schema comparison
     /// judges it instead. For the `empty` start nothing existed, so nothing is lost.
     private var expectedRowsLost: [String: Int] {
-        guard let before = oracle.versionOne?.fingerprint.rowCounts else { return [:] }
-        let after = oracle.end.fingerprint.rowCounts
+        guard let before = oracle.versionOne?.fingerprint.userTables else { return [:] }
+        let after = oracle.end.fingerprint.userTables
         var lost: [String: Int] = [:]
-        for (table, count) in DatabaseFingerprint.reportedTables(before) {
+        for (table, count) in before {
             if let countAfter = after[table], countAfter < count { lost[table] = Int(count - countAfter) }
         }
         return lost

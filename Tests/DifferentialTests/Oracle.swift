@@ -21,8 +21,8 @@ enum Oracle {
         /// The database after the last step.
         var end: File
         /// For each step after which a table that existed before it has fewer rows, those
-        /// tables and how many rows each lost (as `DatabaseFingerprint.reportedTables`
-        /// counts tables). Steps that lose nothing are absent.
+        /// tables and how many rows each lost (the user's tables, as
+        /// `DatabaseFingerprint.userTableCounts` counts them). Steps that lose nothing are absent.
         var stepLosses: [Int: [String: Int64]] = [:]
     }
 
@@ -87,9 +87,9 @@ enum Oracle {
         var byStep: [Int: [String: Int64]] = [:]
 
         mutating func measure(version: Int, on db: PlainSQLite, _ step: () throws -> Void) throws {
-            let before = DatabaseFingerprint.reportedTables(try DatabaseFingerprint.rowCounts(db))
+            let before = try DatabaseFingerprint.userTableCounts(db)
             try step()
-            let after = try DatabaseFingerprint.rowCounts(db)
+            let after = try DatabaseFingerprint.userTableCounts(db)
             var lost: [String: Int64] = [:]
             for (table, count) in before {
                 if let countAfter = after[table], countAfter < count { lost[table] = count - countAfter }

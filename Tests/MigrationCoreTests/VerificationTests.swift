@@ -1,4 +1,3 @@
-import CSQLite
 import Foundation
 import Testing
 import TestSupport
@@ -47,7 +46,7 @@ import TestSupport
         in directory: TemporaryDirectory = TemporaryDirectory("verify")
     ) throws -> Verification {
         let path = try FixtureDatabase.create(at: directory.file("work.db"), sql: fixtureSQL)
-        let before = try TableCounts.count(Connection(path: path))
+        let before = try TableCounts.count(Connection(path: path)).rows
         let startVersion = try FixtureDatabase.userVersion(at: path)
         let target = target ?? plan.newestVersion
         let ending = Migrator(plan: plan, settings: MigrationSettings(target: target)).migrate(databaseAt: path) { _ in }
@@ -309,16 +308,9 @@ import TestSupport
         #expect(stateOnly.final.tables == ["t": 0])
     }
 
-    /// Rewrites index `t_x`'s definition behind SQLite's back (a raw connection without
-    /// the defensive settings `Connection` applies).
+    /// Rewrites index `t_x`'s definition behind SQLite's back.
     private func damageIndex(at path: String) throws {
-        var db: OpaquePointer?
-        guard sqlite3_open(path, &db) == SQLITE_OK else { throw SQLiteError(code: SQLITE_CANTOPEN, message: "open") }
-        defer { sqlite3_close(db) }
-        let sql = "PRAGMA writable_schema = ON; UPDATE sqlite_schema SET sql = 'CREATE INDEX t_x ON t(y)' WHERE name = 't_x'; PRAGMA writable_schema = OFF;"
-        guard sqlite3_exec(db, sql, nil, nil, nil) == SQLITE_OK else {
-            throw SQLiteError(code: sqlite3_errcode(db), message: String(cString: sqlite3_errmsg(db)))
-        }
+        try FixtureDatabase.rewriteSchema("UPDATE sqlite_schema SET sql = 'CREATE INDEX t_x ON t(y)' WHERE name = 't_x';", at: path)
     }
 
     @Test func aRunShortOfItsTargetIsAProblem() throws {
@@ -333,26 +325,76 @@ import TestSupport
 
     // MARK: - Table counts
 
-    @Test func tableCountsCountOrdinaryTablesOnly() throws {
+    @Test func tableCountsCountTheUsersTablesVirtualOnesIncludedAndNoShadowTable() throws {
         let connection = try Connection(path: ":memory:")
         try connection.execute("""
-            CREATE TABLE notes(id INTEGER PRIMARY KEY AUTOINCREMENT, title TEXT);
-            INSERT INTO notes(title) VALUES ('a'), ('b');
+            CREATE TABLE notes(id INTEGER PRIMARY KEY AUTOINCREMENT, title TEXT, body TEXT);
+            INSERT INTO notes(title, body) VALUES ('a', 'one'), ('b', 'two');
             CREATE VIEW titles AS SELECT title FROM notes;
             CREATE TABLE _preflight_progress(step INTEGER PRIMARY KEY);
             INSERT INTO _preflight_progress VALUES (1);
             CREATE TABLE [odd "name"](x);
             ANALYZE;
+            -- Joplin's external-content FTS4 table, K-9 Mail's FTS4 table, and the other modules.
+            CREATE VIRTUAL TABLE notes_fts USING fts4(content="notes", notindexed="id", id, title, body);
+            INSERT INTO notes_fts(notes_fts) VALUES ('rebuild');
+            CREATE VIRTUAL TABLE messages_fulltext USING fts4 (fulltext);
+            INSERT INTO messages_fulltext(docid, fulltext) VALUES (1, 'hello'), (2, 'world'), (3, 'again');
+            CREATE VIRTUAL TABLE legacy_search USING fts3(body);
+            INSERT INTO legacy_search VALUES ('x');
+            CREATE VIRTUAL TABLE search USING fts5(body);
+            INSERT INTO search VALUES ('x'), ('y'), ('z'), ('w');
+            CREATE VIRTUAL TABLE places USING rtree(id, min_x, max_x);
+            INSERT INTO places VALUES (1, 0, 1), (2, 1, 2);
             """)
-        var expected: [String: Int64] = ["notes": 2, "odd \"name\"": 0]
-        if sqlite3_compileoption_used("ENABLE_FTS5") != 0 {
-            try connection.execute("CREATE VIRTUAL TABLE search USING fts5(body); INSERT INTO search VALUES ('x');")
-            // The virtual table is not counted; its shadow tables are ordinary tables.
-            for shadow in ["search_data", "search_idx", "search_content", "search_docsize", "search_config"] {
-                expected[shadow] = try connection.integer("SELECT count(*) FROM \(shadow)")
-            }
-        }
-        #expect(try TableCounts.count(connection) == expected)
+        let counts = try TableCounts.count(connection)
+        #expect(counts.rows == [
+            "notes": 2, "odd \"name\"": 0, "notes_fts": 2, "messages_fulltext": 3, "legacy_search": 1, "search": 4,
+            "places": 2,
+        ])
+        #expect(counts.uncounted == [:])
+        #expect(try UserTable.list(connection).filter(\.isVirtual).map(\.name)
+            == ["notes_fts", "messages_fulltext", "legacy_search", "search", "places"])
+    }
+
+    /// A virtual table whose module or tokenizer this SQLite lacks (an app may register its
+    /// own) is not a database SQLite cannot read: it is reported apart, with SQLite's reason,
+    /// and the rest is counted and verified.
+    @Test func aVirtualTableThisSQLiteCannotReadIsUncountedNotAFailure() throws {
+        let directory = TemporaryDirectory("verify")
+        let path = try FixtureDatabase.create(at: directory.file("v1.db"), sql: """
+            CREATE TABLE t(x); INSERT INTO t VALUES (1);
+            CREATE VIRTUAL TABLE own USING fts5(body); INSERT INTO own VALUES ('a');
+            CREATE VIRTUAL TABLE tokenized USING fts5(body, tokenize = 'porter'); INSERT INTO tokenized VALUES ('b');
+            PRAGMA user_version = 1;
+            """)
+        try FixtureDatabase.rewriteSchema("""
+            UPDATE sqlite_schema SET sql = 'CREATE VIRTUAL TABLE own USING app_module(body)' WHERE name = 'own';
+            UPDATE sqlite_schema SET sql = replace(sql, 'porter', 'app_tokenizer') WHERE name = 'tokenized';
+            """, at: path)
+        let counts = try TableCounts.count(Connection(path: path))
+        #expect(counts.uncounted == ["own": "no such module: app_module", "tokenized": "no such tokenizer: app_tokenizer"])
+        // Without its module SQLite cannot tell own's shadow tables from ordinary tables.
+        #expect(counts.rows["t"] == 1 && counts.rows["own_data"] != nil && counts.rows["tokenized_data"] == nil, "\(counts.rows)")
+
+        let verification = try Verifier(
+            plan: plan([#"{"version": 1, "name": "t", "sql": "CREATE TABLE t(x)"}"#]), target: 1, mode: .full,
+            freshInstallPath: directory.file("fresh-install.db")
+        ).verify(connection: Connection(path: path), tablesBefore: counts.rows, startVersion: 1, schema: .none)
+        #expect(verification.final.tables == counts.rows)
+        #expect(verification.uncountedTables == counts.uncounted)
+        #expect(verification.problems == [])
+    }
+
+    /// A step allowed to lose rows of an FTS table loses them under the table's own name.
+    @Test func rowsLostOfAVirtualTableAreItsOwn() throws {
+        let step1 = #"{"version": 1, "name": "search", "sql": "CREATE VIRTUAL TABLE search USING fts4(body)"}"#
+        let step2 = #"{"version": 2, "name": "forget", "row_loss": "allowed", "sql": "DELETE FROM search WHERE docid > 1"}"#
+        let fixture = "CREATE VIRTUAL TABLE search USING fts4(body); INSERT INTO search VALUES ('a'), ('b'), ('c'); PRAGMA user_version = 1;"
+        let verification = try migrateAndVerify(plan([step1, step2]), fixtureSQL: fixture)
+        #expect(verification.final.tables == ["search": 1])
+        #expect(verification.final.rowsLost == ["search": 2])
+        #expect(verification.problems == [])
     }
 
     /// The fresh install is scratch, read once and removed: it is built with the platform's

@@ -20,6 +20,19 @@ public enum FixtureDatabase {
         try Connection(path: path).execute(sql)
     }
 
+    /// Runs `update` on `sqlite_schema` with `writable_schema`, behind SQLite's back: on a
+    /// raw connection without the defensive settings `Connection` applies. For states an
+    /// app's SQL cannot make (a damaged definition, a virtual table whose module is the app's own).
+    public static func rewriteSchema(_ update: String, at path: String) throws {
+        var db: OpaquePointer?
+        guard sqlite3_open(path, &db) == SQLITE_OK else { throw SQLiteError(code: SQLITE_CANTOPEN, message: "open") }
+        defer { sqlite3_close(db) }
+        let sql = "PRAGMA writable_schema = ON; \(update) PRAGMA writable_schema = OFF;"
+        guard sqlite3_exec(db, sql, nil, nil, nil) == SQLITE_OK else {
+            throw SQLiteError(code: sqlite3_errcode(db), message: String(cString: sqlite3_errmsg(db)))
+        }
+    }
+
     public static func count(_ table: String, at path: String) throws -> Int64 {
         try Connection(path: path).integer("SELECT count(*) FROM \(SQLText.quote(table))")
     }

@@ -9,7 +9,7 @@ enum RoomChecks {
         let version = run.standing.version
         let ignored = run.plan.runner.frameworkTables
         if version == 0 {
-            let tables = try TableCounts.tableNames(run.connection).filter { !ignored.contains(SQLNormalizer.fold($0)) }
+            let tables = try UserTable.list(run.connection).map(\.name).filter { !ignored.contains(SQLNormalizer.fold($0)) }
             guard !tables.isEmpty else { return nil }
             return Failure(
                 kind: Failure.Kind.missingMigration,

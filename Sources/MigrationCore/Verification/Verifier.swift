@@ -103,18 +103,17 @@ public struct Verifier: Sendable {
 
         // Rows.
         let tablesAfter = try TableCounts.count(connection)
-        final.tables = tablesAfter
+        final.tables = tablesAfter.rows
         let (lost, lossProblems) = rowsLost(
-            before: tablesBefore, after: tablesAfter, appliedSteps: (startVersion ?? 0)..<max(startVersion ?? 0, reached),
-            // Without the owners a shadow table's loss is judged on its own name: stricter, never laxer.
-            shadowOwners: (try? TableCounts.shadowOwners(connection)) ?? [:])
+            before: tablesBefore, after: tablesAfter.rows, appliedSteps: (startVersion ?? 0)..<max(startVersion ?? 0, reached))
         final.rowsLost = lost
         problems += lossProblems
+        let uncounted = tablesAfter.uncounted
 
         // Schema.
         let freshInstall: Result<SchemaSnapshot, FreshInstallFailure>
         switch schema {
-        case .none: return Verification(final: final, problems: problems)
+        case .none: return Verification(final: final, problems: problems, uncountedTables: uncounted)
         case .freshInstall: freshInstall = Result { () throws(FreshInstallFailure) in try freshInstallSnapshot() }
         case .builtFreshInstall(let built): freshInstall = built
         }
@@ -133,7 +132,7 @@ public struct Verifier: Sendable {
         } catch {
             problems.append(error.message)
         }
-        return Verification(final: final, problems: problems)
+        return Verification(final: final, problems: problems, uncountedTables: uncounted)
     }
 
     // MARK: - Integrity and foreign keys
@@ -180,12 +179,10 @@ public struct Verifier: Sendable {
     ///
     /// A table that no longer exists is not counted: the plan dropped or renamed it, which
     /// the schema comparison judges. Preflight's own `_preflight_*` tables never count.
-    /// `shadowOwners`: the virtual table each shadow table belongs to. A step that deletes
-    /// from an FTS table takes rows out of its `_content` and `_docsize` tables too, and a
-    /// step allowed to lose the virtual table's rows is allowed to lose theirs.
+    /// A virtual table is counted under its own name (`TableCounts`), so a step that deletes
+    /// from an FTS table concerns that table, not its shadow tables.
     func rowsLost(
-        before: [String: Int64], after: [String: Int64], appliedSteps versions: Range<Int>,
-        shadowOwners: [String: String] = [:]
+        before: [String: Int64], after: [String: Int64], appliedSteps versions: Range<Int>
     ) -> ([String: Int64], [String]) {
         var lost: [String: Int64] = [:]
         var problems: [String] = []
@@ -193,8 +190,7 @@ public struct Verifier: Sendable {
             guard let countAfter = after[table], countAfter < countBefore else { continue }
             lost[table] = countBefore - countAfter
             let allowed = plan.steps.contains { step in
-                versions.contains(step.version - 1) && step.rowLossAllowed
-                    && (Self.step(step, concerns: table) || shadowOwners[table].map { Self.step(step, concerns: $0) } == true)
+                versions.contains(step.version - 1) && step.rowLossAllowed && Self.step(step, concerns: table)
             }
             if !allowed {
                 problems.append(

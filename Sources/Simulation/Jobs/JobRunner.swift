@@ -192,6 +192,7 @@ struct JobRun {
                     kind: Failure.Kind.invalidDatabase, message: inspection.readable ?? "SQLite cannot read the file"))
             }
             input.tables = inspection.tables
+            UncountedTableWarnings.add(inspection.uncountedTables, place: "in the input", to: &warnings)
             if warnings.contains(where: { $0.code == "wal_missing" }), inspection.tables?.isEmpty ?? true {
                 warnings.append(Warning(
                     code: "wal_schema_missing", step: nil,
@@ -246,6 +247,7 @@ struct JobRun {
             return stop(.failed, Failure(kind: Failure.Kind.workerCrashed, message: "the verification worker crashed"))
         }
         final = verified
+        UncountedTableWarnings.add(verification.uncountedTables, place: "after the run", to: &warnings)
         ledger.settle(reachedVersion: target)
         let problems = verification.problems ?? []
         if !problems.isEmpty {
@@ -507,6 +509,7 @@ struct JobRun {
         self.failure = failure
         ledger.skipRemaining(plan: job.plan, through: target)
         final = state?.final
+        UncountedTableWarnings.add(state?.uncountedTables, place: "after the run", to: &warnings)
         if let point = state?.point {
             ledger.settle(reachedVersion: point.version)
             // Where the last launch left the file, as the file itself says.

@@ -83,19 +83,19 @@ struct SchemaShape {
         tables.first { $0.name.caseInsensitiveCompare(name) == .orderedSame }
     }
 
-    /// The ordinary tables of `connection`'s main schema (not SQLite's own, not virtual
-    /// tables or their shadow tables), in creation order.
+    /// The ordinary tables among the user's (`UserTable`) of `connection`'s main schema, in
+    /// creation order. Virtual tables are left out: their rows come from their module (an
+    /// FTS table's from its content table, or what the app's triggers write), and their
+    /// shadow tables are the module's to fill.
     static func read(_ connection: Connection) throws(SQLiteError) -> SchemaShape {
-        let listed = try connection.rows(
-            """
-            SELECT l.name, l.wr, s.sql FROM pragma_table_list AS l JOIN sqlite_schema AS s ON s.name = l.name
-            WHERE l.schema = 'main' AND l.type = 'table' AND l.name NOT LIKE 'sqlite\\_%' ESCAPE '\\' AND s.type = 'table'
-            ORDER BY s.rowid
-            """)
         var tables: [Table] = []
-        for row in listed {
-            guard let name = row[0].textValue else { continue }
-            tables.append(try readTable(name, withoutRowid: row[1].integerValue == 1, sql: row[2].textValue ?? "", connection))
+        for table in try UserTable.list(connection) where !table.isVirtual {
+            let row = try connection.rows(
+                "SELECT l.wr, s.sql FROM pragma_table_list(?1) AS l, sqlite_schema AS s WHERE l.schema = 'main' AND s.name = ?1",
+                [.text(table.name)]
+            ).first
+            tables.append(try readTable(
+                table.name, withoutRowid: row?[0].integerValue == 1, sql: row?[1].textValue ?? "", connection))
         }
         // A foreign key that names no parent columns refers to the parent's primary key.
         for index in tables.indices {

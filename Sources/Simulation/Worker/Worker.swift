@@ -138,8 +138,9 @@ public enum Worker {
             if !inPlace { connection.keepWALOnClose() }
             let journalMode = inPlace ? nil : try connection.scalar("PRAGMA journal_mode").textValue
             _ = try connection.integer("SELECT count(*) FROM sqlite_schema")
+            let counts = try TableCounts.count(connection)
             return WorkerReport(
-                tables: try TableCounts.count(connection), journalMode: journalMode, readable: "ok",
+                tables: counts.rows, uncountedTables: counts.uncounted, journalMode: journalMode, readable: "ok",
                 point: try DurablePoint(connection, plan: plan))
         } catch {
             return WorkerReport(readable: "SQLite cannot read the file: \(error.message)\(inPlace ? "" : walShortfall(path))")
@@ -229,6 +230,8 @@ public enum Worker {
         let point = try DurablePoint(connection, plan: plan)
         // One file for `--out` and downloads; a WAL database stays WAL (its header says so).
         try connection.execute("PRAGMA wal_checkpoint(TRUNCATE)")
-        return WorkerReport(final: verification.final, problems: finalOnly ? nil : verification.problems, point: point)
+        return WorkerReport(
+            uncountedTables: verification.uncountedTables, final: verification.final,
+            problems: finalOnly ? nil : verification.problems, point: point)
     }
 }

@@ -34,6 +34,9 @@ struct WorkerInstructions: Codable, Sendable {
 struct WorkerReport: Codable, Sendable {
     /// Inspection: the input's tables and journal mode.
     var tables: [String: Int64]?
+    /// Inspection and verification: virtual tables that could not be counted, with SQLite's
+    /// reason (`TableCounts.uncounted`).
+    var uncountedTables: [String: String]?
     var journalMode: String?
     /// Inspection: "ok", or why SQLite cannot read the file.
     var readable: String?
@@ -46,6 +49,6 @@ struct WorkerReport: Codable, Sendable {
     var endState: EndState?
 
     enum CodingKeys: String, CodingKey {
-        case tables, journalMode = "journal_mode", readable, final, problems, point, endState = "end_state"
+        case tables, uncountedTables = "uncounted_tables", journalMode = "journal_mode", readable, final, problems, point, endState = "end_state"
     }
 }
