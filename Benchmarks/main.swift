@@ -6,9 +6,11 @@
 //     swift run -c release preflight-bench upload    # upload throughput, memory, /healthz
 //     swift run -c release preflight-bench run       # preflight run vs cp + the sqlite3 CLI
 //     swift run -c release preflight-bench synthesize  # preflight synthesize vs a sqlite3 CTE insert
+//     swift run -c release preflight-bench connections  # /healthz and a migration under 10,000 idle connections
 import Foundation
 
 let benchmarks: [String: ([String]) throws -> Void] = [
+    "connections": runConnectionsBenchmark,
     "rebuild": runRebuildBenchmark,
     "run": runRunBenchmark,
     "space": runSpaceBenchmark,
