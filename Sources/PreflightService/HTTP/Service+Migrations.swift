@@ -282,7 +282,7 @@ extension Service {
     /// both end in the interruption thrown.
     ///
     /// A plan sent in the upload is decoded (its statements split) on that thread too, in
-    /// the slot: not on the connection's thread before the job exists, where a client
+    /// the slot: not on the waiting thread before the job exists, where a client
     /// that left could not stop it, and never more of them at once than jobs may run. A
     /// plan still waiting for its slot when its client leaves is never decoded; one being
     /// decoded then runs nothing after.
