@@ -215,6 +215,13 @@ private func accessHandler(
         guard case .uploading(let upload) = exchange.stage, let uploadData else { return .YES }
         do {
             try service.receive(upload, bytes: UnsafeRawPointer(uploadData), count: count)
+            // A client that left mid-body: libmicrohttpd's epoll mode may not see it
+            // (`preflight_body_cut_short`); closing now discards the upload.
+            if let declared = exchange.request.contentLength,
+                preflight_body_cut_short(preflight_mhd_connection_fd(connection), declared - exchange.bytesIn) != 0
+            {
+                return .NO
+            }
             // A body that goes quiet is closed by the end of its time at the latest.
             if let left = upload.secondsLeft {
                 let configured = service.configuration.connectionTimeoutS
