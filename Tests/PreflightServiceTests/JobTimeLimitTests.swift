@@ -64,6 +64,42 @@ import TestSupport
         #expect(usage.contains("600, the service's max_job_seconds"))
     }
 
+    /// `preflight synthesize` replays the plan's steps 1..V in a worker: an endless step
+    /// there ends the command at `--max-seconds` with `time_limit`, exit 1, nothing
+    /// written, and no worker left (its job directory, under the TMPDIR given, is gone).
+    @Test func synthesizeEndsAnEndlessStepAtMaxSeconds() throws {
+        let directory = TemporaryDirectory("time-limit")
+        let planPath = directory.file("plan.json")
+        let plan: [String: Any] = [
+            "name": "slow",
+            "steps": [
+                ["version": 1, "name": "create", "sql": "CREATE TABLE t(x)"],
+                ["version": 2, "name": "count forever", "sql": Self.endless],
+            ],
+        ]
+        try JSONSerialization.data(withJSONObject: plan).write(to: URL(fileURLWithPath: planPath))
+        let jobs = directory.file("jobs")
+        try FileManager.default.createDirectory(atPath: jobs, withIntermediateDirectories: true)
+        let out = directory.file("made.db")
+        let result = try PreflightProcess.run(
+            ["synthesize", "--plan", planPath, "--version", "2", "--rows", "t=10", "--out", out, "--max-seconds", "2"],
+            environment: ["TMPDIR": jobs])
+        #expect(result.status == 1, "\(result.stderr)")
+        #expect(result.stderr.contains("(time_limit)"), "\(result.stderr)")
+        #expect(!FileManager.default.fileExists(atPath: out))
+        #expect(workers(under: jobs).isEmpty, "workers left: \(workers(under: jobs))")
+        #expect((try FileManager.default.contentsOfDirectory(atPath: jobs)).isEmpty)
+    }
+
+    /// The processes whose command line names a path under `directory` (a worker's `--job`), from /proc.
+    private func workers(under directory: String) -> [Int32] {
+        let entries = (try? FileManager.default.contentsOfDirectory(atPath: "/proc")) ?? []
+        return entries.compactMap { Int32($0) }.filter { pid in
+            guard let line = FileManager.default.contents(atPath: "/proc/\(pid)/cmdline") else { return false }
+            return String(decoding: line, as: UTF8.self).contains(directory + "/")
+        }
+    }
+
     /// The processes whose environment names job `jobID` (`PREFLIGHT_JOB_ID`, which every
     /// worker of a job gets), from /proc.
     private func workers(ofJob jobID: String) -> [Int32] {
