@@ -182,7 +182,7 @@ private func launch(_ executable: String, _ arguments: [String]) throws -> Proce
     return process
 }
 
-private func runCurl(_ arguments: [String]) throws -> String {
+func runCurl(_ arguments: [String]) throws -> String {
     let process = Process()
     process.executableURL = URL(fileURLWithPath: "/usr/bin/curl")
     process.arguments = arguments
@@ -194,13 +194,14 @@ private func runCurl(_ arguments: [String]) throws -> String {
     return String(decoding: data, as: UTF8.self)
 }
 
-/// `preflight serve` on a loopback port with a private job directory.
-private final class BenchServer {
+/// `preflight serve` on a loopback port with a private job directory; `environment` adds
+/// or overrides `PREFLIGHT_*` settings.
+final class BenchServer {
     let process = Process()
     let port: Int
     var base: String { "http://127.0.0.1:\(port)" }
 
-    init(executable: String, root: String) throws {
+    init(executable: String, root: String, environment settings: [String: String] = [:]) throws {
         let stdoutPath = root + "/server.out"
         _ = FileManager.default.createFile(atPath: stdoutPath, contents: nil)
         var environment = ProcessInfo.processInfo.environment
@@ -211,6 +212,7 @@ private final class BenchServer {
         environment["PREFLIGHT_PLANS_DIR"] = root + "/plans"
         environment["PREFLIGHT_DEVICES_DIR"] = root + "/devices"
         environment["PREFLIGHT_MAX_UPLOAD_BYTES"] = String(4 << 30)
+        for (name, value) in settings { environment[name] = value }
         process.executableURL = URL(fileURLWithPath: executable)
         process.arguments = ["serve"]
         process.environment = environment

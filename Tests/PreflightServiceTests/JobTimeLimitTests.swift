@@ -16,7 +16,11 @@ import TestSupport
     static let endlessWhenEmpty =
         "WITH RECURSIVE c(x) AS (SELECT 1 UNION ALL SELECT x+1 FROM c WHERE NOT EXISTS (SELECT 1 FROM t)) SELECT count(*) FROM c"
 
-    private func run(secondStep sql: String, in directory: TemporaryDirectory) throws -> PreflightProcess.Result {
+    /// Runs the plan whose second step is `sql` with a limit of 2 s: `PREFLIGHT_MAX_JOB_SECONDS`
+    /// unless `limit` gives the command line's own flags for it.
+    private func run(
+        secondStep sql: String, in directory: TemporaryDirectory, limit: [String]? = nil
+    ) throws -> PreflightProcess.Result {
         let planPath = directory.file("plan.json")
         let plan: [String: Any] = [
             "name": "slow",
@@ -30,8 +34,81 @@ import TestSupport
             at: directory.file("a.db"), sql: "CREATE TABLE t(x); INSERT INTO t VALUES (1); PRAGMA user_version = 1;")
         // No watchdog: only the job's own deadline can stop the endless step.
         return try PreflightProcess.run(
-            ["run", "--db", database, "--plan", planPath, "--watchdog-ms", "off", "--launches", "1"],
-            environment: ["PREFLIGHT_MAX_JOB_SECONDS": "2"])
+            ["run", "--db", database, "--plan", planPath, "--watchdog-ms", "off", "--launches", "1"] + (limit ?? []),
+            environment: limit == nil ? ["PREFLIGHT_MAX_JOB_SECONDS": "2"] : [:])
+    }
+
+    /// Issue 34's third attack: `preflight run` of an endless step with no watchdog. With
+    /// `--max-seconds 2` it ends `failed` / `time_limit` in the launch, exit 1, and no
+    /// worker of its job is left running.
+    @Test func theCommandLinesMaxSecondsEndsAnEndlessRun() throws {
+        let directory = TemporaryDirectory("time-limit")
+        let result = try run(secondStep: Self.endless, in: directory, limit: ["--max-seconds", "2"])
+        #expect(result.status == 1, "\(result.stderr)")
+        let report = try result.decodedReport
+        #expect(report.outcome == .failed, "\(result.stderr)")
+        #expect(report.failure?.kind == "time_limit")
+        #expect(report.failure?.phase == "launch")
+        #expect(report.launches.first?.ended == .killed)
+        #expect(workers(ofJob: report.jobID).isEmpty, "workers left: \(workers(ofJob: report.jobID))")
+    }
+
+    @Test func maxSecondsIsCheckedAndDocumented() throws {
+        let directory = TemporaryDirectory("time-limit")
+        let result = try run(secondStep: Self.endless, in: directory, limit: ["--max-seconds", "0"])
+        #expect(result.status == 2)
+        #expect(result.stderr.contains("--max-seconds must be a whole number from 1"), "\(result.stderr)")
+        let help = try PreflightProcess.run(["run", "--help"])
+        let usage = String(decoding: help.stdout, as: UTF8.self)
+        #expect(usage.contains("--max-seconds S"))
+        #expect(usage.contains("600, the service's max_job_seconds"))
+    }
+
+    /// `preflight synthesize` replays the plan's steps 1..V in a worker: an endless step
+    /// there ends the command at `--max-seconds` with `time_limit`, exit 1, nothing
+    /// written, and no worker left (its job directory, under the TMPDIR given, is gone).
+    @Test func synthesizeEndsAnEndlessStepAtMaxSeconds() throws {
+        let directory = TemporaryDirectory("time-limit")
+        let planPath = directory.file("plan.json")
+        let plan: [String: Any] = [
+            "name": "slow",
+            "steps": [
+                ["version": 1, "name": "create", "sql": "CREATE TABLE t(x)"],
+                ["version": 2, "name": "count forever", "sql": Self.endless],
+            ],
+        ]
+        try JSONSerialization.data(withJSONObject: plan).write(to: URL(fileURLWithPath: planPath))
+        let jobs = directory.file("jobs")
+        try FileManager.default.createDirectory(atPath: jobs, withIntermediateDirectories: true)
+        let out = directory.file("made.db")
+        let result = try PreflightProcess.run(
+            ["synthesize", "--plan", planPath, "--version", "2", "--rows", "t=10", "--out", out, "--max-seconds", "2"],
+            environment: ["TMPDIR": jobs])
+        #expect(result.status == 1, "\(result.stderr)")
+        #expect(result.stderr.contains("(time_limit)"), "\(result.stderr)")
+        #expect(!FileManager.default.fileExists(atPath: out))
+        #expect(workers(under: jobs).isEmpty, "workers left: \(workers(under: jobs))")
+        #expect((try FileManager.default.contentsOfDirectory(atPath: jobs)).isEmpty)
+    }
+
+    /// The processes whose command line names a path under `directory` (a worker's `--job`), from /proc.
+    private func workers(under directory: String) -> [Int32] {
+        let entries = (try? FileManager.default.contentsOfDirectory(atPath: "/proc")) ?? []
+        return entries.compactMap { Int32($0) }.filter { pid in
+            guard let line = FileManager.default.contents(atPath: "/proc/\(pid)/cmdline") else { return false }
+            return String(decoding: line, as: UTF8.self).contains(directory + "/")
+        }
+    }
+
+    /// The processes whose environment names job `jobID` (`PREFLIGHT_JOB_ID`, which every
+    /// worker of a job gets), from /proc.
+    private func workers(ofJob jobID: String) -> [Int32] {
+        let marker = Array("PREFLIGHT_JOB_ID=\(jobID)".utf8)
+        let entries = (try? FileManager.default.contentsOfDirectory(atPath: "/proc")) ?? []
+        return entries.compactMap { Int32($0) }.filter { pid in
+            guard let environment = FileManager.default.contents(atPath: "/proc/\(pid)/environ") else { return false }
+            return environment.split(separator: 0).contains { Array($0) == marker }
+        }
     }
 
     @Test func anEndlessLaunchEndsAtTheJobDeadlineWithWhatItMeasured() throws {

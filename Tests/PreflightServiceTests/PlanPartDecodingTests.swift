@@ -45,8 +45,9 @@ import Testing
         let body = multipartBody(database: try Data(contentsOf: URL(fileURLWithPath: database)), plan: Self.bigPlan)
         let cpuBefore = try #require(processCPUSeconds(server.pid))
         var clients: [LoopbackSocket] = []
-        for _ in 0..<3 {
-            let client = try LoopbackSocket(port: server.port)
+        // Three clients: one would be held to `max_uploads_per_client`.
+        for index in 0..<3 {
+            let client = try LoopbackSocket(port: server.port, from: "127.0.0.\(index + 2)")
             try client.send(
                 "POST /v1/migrations HTTP/1.1\r\nHost: test\r\nContent-Type: multipart/form-data; boundary=\(Self.boundary)\r\n"
                     + "Content-Length: \(body.count)\r\n\r\n")

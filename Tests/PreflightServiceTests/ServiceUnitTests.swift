@@ -115,6 +115,16 @@ import TestSupport
         #expect(open.isOpen)
         #expect(open.allows(authorization: nil))
     }
+
+    /// With tokens, the token a request presents is its client for the fair shares: named
+    /// by its place in the list, never by its text.
+    @Test func aTokenNamesItsClient() {
+        let auth = BearerAuthenticator(tokens: ["alpha", "beta-token"])
+        #expect(auth.tokenNumber(authorization: "Bearer alpha") == 1)
+        #expect(auth.tokenNumber(authorization: "Bearer beta-token") == 2)
+        #expect(auth.tokenNumber(authorization: "Bearer gamma") == nil)
+        #expect(BearerAuthenticator(tokens: []).tokenNumber(authorization: "Bearer alpha") == nil)
+    }
 }
 
 @Suite struct SchedulerTests {
@@ -136,9 +146,9 @@ import TestSupport
 
     @Test func admitsUpToSlotsPlusQueue() throws {
         let scheduler = JobScheduler(maxRunning: 1, queueLength: 1)
-        let first = try #require(scheduler.admit())
-        let second = try #require(scheduler.admit())
-        #expect(scheduler.admit() == nil)
+        let first = try scheduler.admit(for: "a")
+        let second = try scheduler.admit(for: "a")
+        #expect(throws: JobScheduler.Refusal.full) { try scheduler.admit(for: "a") }
         #expect(scheduler.load == JobScheduler.Load(running: 0, queued: 2, uploading: 2))
         try scheduler.run(first, checking: Self.bounded("the first job, with the slot free")) {
             #expect(scheduler.load == JobScheduler.Load(running: 1, queued: 1, uploading: 1))
@@ -158,17 +168,58 @@ import TestSupport
         }
         #expect(scheduler.load == JobScheduler.Load(running: 0, queued: 0, uploading: 0))
         // A withdrawn place (an upload that failed) is free again at once.
-        let third = try #require(scheduler.admit())
-        #expect(scheduler.admit() != nil)
-        #expect(scheduler.admit() == nil)
+        let third = try scheduler.admit(for: "a")
+        _ = try scheduler.admit(for: "a")
+        #expect(throws: JobScheduler.Refusal.full) { try scheduler.admit(for: "a") }
         scheduler.withdraw(third)
-        #expect(scheduler.admit() != nil)
+        _ = try scheduler.admit(for: "a")
+    }
+
+    /// One client holds at most its share of the places, uploading and in all, while the
+    /// places left stay open to others; a finished upload gives back its upload place, a
+    /// finished job its place.
+    @Test func aClientHoldsAtMostItsShare() throws {
+        let scheduler = JobScheduler(maxRunning: 1, queueLength: 9, share: JobScheduler.Share(uploads: 2, jobs: 3))
+        let first = try scheduler.admit(for: "a")
+        _ = try scheduler.admit(for: "a")
+        #expect(throws: JobScheduler.Refusal.clientUploads(limit: 2)) { try scheduler.admit(for: "a") }
+        _ = try scheduler.admit(for: "b")
+        _ = try scheduler.admit(for: "b")
+        try scheduler.run(first, checking: Self.bounded("the first job, with the slot free")) {
+            // Its upload is over: one more upload, but no more places in all.
+            _ = try scheduler.admit(for: "a")
+            #expect(throws: JobScheduler.Refusal.clientJobs(limit: 3)) { try scheduler.admit(for: "a") }
+            _ = try scheduler.admit(for: "c")
+        }
+        // Its job over, "a" holds two uploads again: its upload share, with places to spare.
+        #expect(throws: JobScheduler.Refusal.clientUploads(limit: 2)) { try scheduler.admit(for: "a") }
+        #expect(scheduler.load == JobScheduler.Load(running: 0, queued: 5, uploading: 5))
+    }
+
+    /// The time an upload gets: its declared length at `min_upload_bytes_per_s`, plus the
+    /// grace time; the whole limit for a body of unknown length; none without a minimum.
+    @Test func anUploadsTimeFollowsItsDeclaredLength() throws {
+        let temporary = TemporaryDirectory("upload-time")
+        let directory = try JobDirectory.create(parent: temporary.path)
+        let ticket = try JobScheduler(maxRunning: 1, queueLength: 0).admit(for: "a")
+        func allowed(declared: Int64?, rate: Int) throws -> Int? {
+            let upload = try MigrationUpload(
+                directory: directory, ticket: ticket, bodyKind: .multipart, keep: false, maxBytes: 1_000_000,
+                minBytesPerSecond: rate, declaredBytes: declared, spec: .fromParts(registered: nil, queryOptions: [:]))
+            return upload.allowedSeconds
+        }
+        let grace = MigrationUpload.rateGraceSeconds
+        #expect(try allowed(declared: 20_000, rate: 1000) == grace + 20)
+        #expect(try allowed(declared: 20_001, rate: 1000) == grace + 21)
+        #expect(try allowed(declared: nil, rate: 1000) == grace + 1000)
+        #expect(try allowed(declared: 5_000_000, rate: 1000) == grace + 1000)
+        #expect(try allowed(declared: 20_000, rate: 0) == nil)
     }
 
     @Test func aWaitingJobRunsOnceTheSlotFrees() throws {
         let scheduler = JobScheduler(maxRunning: 1, queueLength: 1)
-        let first = try #require(scheduler.admit())
-        let second = try #require(scheduler.admit())
+        let first = try scheduler.admit(for: "a")
+        let second = try scheduler.admit(for: "a")
         let events = Events()
         let firstRunning = DispatchSemaphore(value: 0)
         Thread.detachNewThread {

@@ -36,8 +36,9 @@ import Testing
     @Test func diskIsTakenAsBytesArriveNotAsDeclared() throws {
         let server = try ServerProcess()
         var sockets: [LoopbackSocket] = []
-        for _ in 0..<3 {
-            let socket = try LoopbackSocket(port: server.port)
+        // From three addresses: one client has at most `max_uploads_per_client` uploads arriving.
+        for index in 0..<3 {
+            let socket = try LoopbackSocket(port: server.port, from: "127.0.0.\(index + 2)")
             try socket.send(
                 "POST /v1/migrations?plan=notes HTTP/1.1\r\nHost: test\r\nContent-Type: application/octet-stream\r\n"
                     + "Content-Length: 60000000\r\n\r\nSQLite")

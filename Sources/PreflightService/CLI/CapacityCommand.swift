@@ -37,7 +37,9 @@ public enum CapacityCommand {
                                   first table the plan rewrites); the others keep the sample's proportions
               --like SAMPLE.db    a fixture or device file whose shape the synthesized rows follow
               --max-rows N        the largest size to try (default \(CountText.grouped(CapacityRequest.defaultMaxRows)))
-              --max-seconds S     the whole search's time (default \(CapacityRequest.defaultMaxSeconds))
+              --max-seconds S     the whole search's time (default \(CapacityRequest.defaultMaxSeconds), at most
+                                  \(RunCommand.maxSecondsDefaultText)); past it the
+                                  search answers with the sizes measured, its worker killed
               --format FORMAT     json (the default) or text (a table of the sizes and a one-line verdict)
               --chart FILE        write an SVG of time per step against rows, with the watchdog's deadline
               --devices-dir DIR   device profiles (default: Config/devices, when there is one)

@@ -29,7 +29,7 @@ public enum PreflightCommand {
             case "run": return RunCommand.main(rest, workerExecutable: executable)
             case "capacity": return CapacityCommand.main(rest, workerExecutable: executable)
             case "serve": return ServeCommand.main(rest, workerExecutable: executable)
-            case "synthesize": return SynthesizeCommand.main(rest)
+            case "synthesize": return SynthesizeCommand.main(rest, workerExecutable: executable)
             case "calibrate": return CalibrateCommand.main(rest, executable: executable)
             case "plan": return PlanCommand.main(rest)
             case "worker": return WorkerCommand.main(rest)

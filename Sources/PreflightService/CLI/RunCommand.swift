@@ -6,7 +6,8 @@ import Simulation
 /// `preflight run`: rehearses a plan on a copy of a database file and prints the report.
 ///
 ///     preflight run --db FILE [--wal FILE] --plan PLAN.json|DIR [--out FILE]
-///                   [--format json|text|junit] [--devices-dir DIR] [run options as --kebab-case]
+///                   [--format json|text|junit] [--devices-dir DIR] [--max-seconds S]
+///                   [run options as --kebab-case]
 ///
 /// Exit status: 0 for `completed` (with every point of a sweep survived), 1 for any other
 /// outcome or a point that did not survive, 2 for bad usage or an
@@ -22,11 +23,11 @@ public enum RunCommand {
         command: "preflight run",
         flags: [
             .init("db", value: "FILE"), .init("wal", value: "FILE"), .init("plan", value: "PLAN"), .init("out", value: "FILE"),
-            .init("format", value: "FORMAT"), .init("devices-dir", value: "DIR"),
+            .init("format", value: "FORMAT"), .init("devices-dir", value: "DIR"), .init("max-seconds", value: "S"),
         ] + optionFlags.map { .init($0.flag, value: "VALUE") },
         usage: """
             usage: preflight run --db FILE [--wal FILE] --plan PLAN.json|DIR [--out FILE] [--format json|text|junit]
-                                 [--devices-dir DIR] [run options]
+                                 [--devices-dir DIR] [--max-seconds S] [run options]
 
             Rehearses the plan on a copy of the database under the device's watchdog and free
             space, and prints the report on stdout (progress on stderr). FILE is never written to.
@@ -38,6 +39,10 @@ public enum RunCommand {
               --out FILE          write the migrated database there (checkpointed into one file)
               --format FORMAT     json (the default), text (a summary) or junit (JUnit XML)
               --devices-dir DIR   device profiles (default: Config/devices, when there is one)
+              --max-seconds S     the whole run's wall-clock time, every worker included (default
+                                  \(maxSecondsDefaultText)); past it the run ends
+                                  failed (time_limit, with the phase), keeping what was measured, its
+                                  worker killed, exit status 1
 
             run options (CONTRACT §2), each with a value: \(optionFlags.map { "--" + $0.flag }.joined(separator: ", "))
 
@@ -70,9 +75,10 @@ public enum RunCommand {
         }
         let outPath = arguments.value("out")
         if let outPath { try checkOut(outPath, database: databasePath, wal: walPath) }
+        let maxSeconds = try maxSeconds(arguments)
         do {
             return try rehearse(
-                Rehearsal(database: databasePath, wal: walPath, out: outPath, format: format),
+                Rehearsal(database: databasePath, wal: walPath, out: outPath, format: format, maxSeconds: maxSeconds),
                 plan: plan, options: options, device: device, workerExecutable: workerExecutable)
         } catch {
             printError("preflight run: \(error)")
@@ -105,6 +111,33 @@ public enum RunCommand {
         }
     }
 
+    /// The most `--max-seconds` takes: `max_job_seconds`'s own bound.
+    static let maxSecondsRange = 1...7 * 86_400
+
+    /// How the usage names the default of `--max-seconds`: the embedded `max_job_seconds`.
+    static var maxSecondsDefaultText: String {
+        let seconds = (try? ServiceConfiguration.maxJobSeconds(environment: [:])).map { "\($0)" } ?? "max_job_seconds"
+        return "\(seconds), the service's max_job_seconds, or PREFLIGHT_MAX_JOB_SECONDS"
+    }
+
+    /// A command's whole time (`--max-seconds`): the flag's value, else the service's
+    /// `max_job_seconds` (its default, or `PREFLIGHT_MAX_JOB_SECONDS`), so that no command
+    /// runs without end.
+    static func maxSeconds(_ arguments: Arguments) throws(UsageError) -> Int {
+        if let text = arguments.value("max-seconds") {
+            guard let value = Int(text), maxSecondsRange.contains(value) else {
+                throw UsageError(
+                    "--max-seconds must be a whole number from \(maxSecondsRange.lowerBound) to \(maxSecondsRange.upperBound), got \"\(text)\"")
+            }
+            return value
+        }
+        do throws(ConfigurationError) {
+            return try ServiceConfiguration.maxJobSeconds()
+        } catch {
+            throw UsageError(error.description)
+        }
+    }
+
     /// `--out` replaces a file there once the run is over: never the input it reads, and
     /// never a folder (refused now, not after a run whose report would then be lost).
     private static func checkOut(_ out: String, database: String, wal: String?) throws(UsageError) {
@@ -122,6 +155,7 @@ public enum RunCommand {
         var wal: String?
         var out: String?
         var format: ReportFormat
+        var maxSeconds: Int
     }
 
     private static func rehearse(
@@ -134,16 +168,11 @@ public enum RunCommand {
         // Best effort: a temporary directory left behind loses no result, and the report
         // (already printed, or an error) is what the caller needs.
         defer { try? FileManager.default.removeItem(atPath: directory.path) }
-        let maxJobSeconds: Int
-        do throws(ConfigurationError) {
-            maxJobSeconds = try ServiceConfiguration.maxJobSeconds()
-        } catch {
-            throw UsageError(error.description)
-        }
-        // Read where it lies: the runner's work copy is the one copy made of it.
+        // Read where it lies: the runner's work copy is the one copy made of it. The job's
+        // deadline is the service's `max_job_seconds` mechanism: every worker runs against it.
         let job = Job(
             directory: directory, input: JobInput(database: rehearsal.database, wal: rehearsal.wal), plan: plan,
-            options: options, device: device, maxJobSeconds: maxJobSeconds)
+            options: options, device: device, maxJobSeconds: rehearsal.maxSeconds)
         if let signal = stopSignals.received { return stopped(by: signal) }
         let result = JobRunner(workerExecutable: workerExecutable).run(job, cancellation: cancellation) { line in
             printError(line)

@@ -1,4 +1,5 @@
 import Foundation
+import Glibc
 import MigrationCore
 import Simulation
 
@@ -6,21 +7,24 @@ import Simulation
 /// (CONTRACT §8), for rehearsing a migration on a database as large as a user's.
 ///
 ///     preflight synthesize --plan PLAN.json|DIR --version V --rows TABLE=N[,TABLE=N...]
-///                          [--like SAMPLE.db] [--seed S] --out FILE
+///                          [--like SAMPLE.db] [--seed S] [--max-seconds S] --out FILE
 ///
 /// Prints one line per table and the file's size on stdout. Exit status: 0 made, 1 the
-/// values could not be made (a CHECK no value meets, an SQLite failure), 2 bad usage, an
-/// invalid plan or one whose steps do not run, an unreadable sample.
+/// values could not be made (a CHECK no value meets, an SQLite failure) or the time ran
+/// out, 2 bad usage, an invalid plan or one whose steps do not run, an unreadable sample.
+/// The plan's SQL runs in a `synthesize` worker, as a capacity search's does: confined
+/// to a job directory, and killed at `--max-seconds`.
 enum SynthesizeCommand {
     static let syntax = CommandSyntax(
         command: "preflight synthesize",
         flags: [
             .init("plan", value: "PLAN"), .init("version", value: "V"), .init("rows", value: "TABLE=N,..."),
             .init("like", value: "SAMPLE.db"), .init("seed", value: "S"), .init("out", value: "FILE"),
+            .init("max-seconds", value: "S"),
         ],
         usage: """
             usage: preflight synthesize --plan PLAN.json|DIR --version V --rows TABLE=N[,TABLE=N...]
-                                        [--like SAMPLE.db] [--seed S] --out FILE
+                                        [--like SAMPLE.db] [--seed S] [--max-seconds S] --out FILE
 
             Builds the plan's schema at version V (its steps 1..V on an empty file) and fills the
             named tables with N rows each; the other tables stay empty. Values follow the columns'
@@ -34,17 +38,21 @@ enum SynthesizeCommand {
                                 ranges, distinct values); none of its rows is copied
               --seed S          the seed of the values (default 1)
               --out FILE        the database to write (replaced when it exists)
+              --max-seconds S   the whole command's time (default \(RunCommand.maxSecondsDefaultText));
+                                past it the worker replaying the plan is killed, nothing is
+                                written, and it ends time_limit, exit status 1
 
-            exit status: 0 made, 1 the values could not be made, 2 bad usage, an invalid plan or sample
+            exit status: 0 made, 1 the values could not be made or the time ran out, 2 bad usage, an
+            invalid plan or sample
             """)
 
-    static func main(_ arguments: [String]) -> Int32 {
+    static func main(_ arguments: [String], workerExecutable: String) -> Int32 {
         CommandLineAnswer.run(syntax, arguments) { parsed throws(UsageError) in
-            try run(parsed)
+            try run(parsed, workerExecutable: workerExecutable)
         }
     }
 
-    private static func run(_ arguments: Arguments) throws(UsageError) -> Int32 {
+    private static func run(_ arguments: Arguments, workerExecutable: String) throws(UsageError) -> Int32 {
         guard let planPath = arguments.value("plan") else { throw UsageError("--plan PLAN.json is required") }
         guard let versionText = arguments.value("version") else { throw UsageError("--version V is required") }
         guard let version = Int(versionText) else { throw UsageError("--version must be a whole number, got \"\(versionText)\"") }
@@ -53,11 +61,38 @@ enum SynthesizeCommand {
         let rows = try tableRows(rowsText)
         let seedText = arguments.value("seed") ?? "1"
         guard let seed = UInt64(seedText) else { throw UsageError("--seed must be a whole number from 0 up, got \"\(seedText)\"") }
+        let maxSeconds = try RunCommand.maxSeconds(arguments)
         let plan = try RunCommand.loadPlan(planPath)
+        let sample = arguments.value("like")
+        if let sample, !FileManager.default.isReadableFile(atPath: sample) {
+            throw UsageError("cannot read the sample database \(sample)", suggestsHelp: false)
+        }
+        // The worker's limits are a default device's; synthesis uses no run option.
+        let (options, device) = try RunCommand.runOptions(Arguments(), plan: plan)
+        let cancellation = JobCancellation()
+        let stopSignals = StopSignals(cancelling: cancellation)
+        defer { stopSignals.release() }
+        let directory: JobDirectory
+        do {
+            directory = try JobDirectory.create(parent: NSTemporaryDirectory())
+        } catch {
+            printError("preflight synthesize: cannot create a working directory: \(error)")
+            return 1
+        }
+        // Best effort: a temporary directory left behind loses no result.
+        defer { try? FileManager.default.removeItem(atPath: directory.path) }
         do throws(SynthesisError) {
-            let sample = try arguments.value("like").map { path throws(SynthesisError) in try SampleShape.measure(path: path) }
-            let summary = try Synthesizer.synthesize(
-                SynthesisRequest(plan: plan, version: version, rows: rows, like: sample, seed: seed), to: out)
+            let (made, summary) = try SynthesisInWorker.synthesize(
+                plan: plan, version: version, rows: rows, seed: seed, sample: sample,
+                job: Job(directory: directory, plan: plan, options: options, device: device),
+                workerExecutable: workerExecutable, maxSeconds: maxSeconds, cancellation: cancellation)
+            if let signal = stopSignals.received { return 128 + signal }
+            do {
+                try moveFile(made, to: out)
+            } catch {
+                printError("preflight synthesize: cannot write \(out): \(error)")
+                return 1
+            }
             var text = "\(out): version \(version), \(ByteCount.text(summary.bytes)), journal_mode \(summary.journalMode)\n"
             for table in summary.tables.keys.sorted() {
                 text += "  \(table): \(summary.tables[table] ?? 0) rows\n"
@@ -65,7 +100,8 @@ enum SynthesizeCommand {
             printOutput(text)
             return 0
         } catch {
-            printError("preflight synthesize: \(error.message)")
+            if let signal = stopSignals.received { return 128 + signal }
+            printError("preflight synthesize: \(error.message)\(error.code == "time_limit" ? " (time_limit)" : "")")
             return error.isBadInput ? CommandLineAnswer.usageStatus : 1
         }
     }

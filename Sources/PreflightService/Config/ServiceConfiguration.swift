@@ -25,12 +25,17 @@ public struct ServiceConfiguration: Sendable, Equatable {
     public var maxConcurrentJobs: Int
     /// Jobs admitted beyond the running ones (uploading or waiting for a slot); beyond both: 503.
     public var queueLength: Int
+    /// Uploads one client (an address, or a token where tokens are configured) may have
+    /// arriving at once; past it: 429, while other clients are still admitted.
+    public var maxUploadsPerClient: Int
+    /// Places one client may hold at once, uploading, waiting or running; past it: 429.
+    public var maxJobsPerClient: Int
     /// Idle time after which libmicrohttpd closes a connection; 0 for never.
     public var connectionTimeoutS: Int
     /// Connections one client address may hold at once; 0 for no limit.
     public var perIPConnectionLimit: Int
-    /// Connections the main port holds at once, all clients together (each costs a
-    /// thread there); past it libmicrohttpd closes new ones at once.
+    /// Connections the main port holds at once, all clients together (an idle one costs a
+    /// descriptor and a little memory, no thread); past it libmicrohttpd closes new ones at once.
     public var maxConnections: Int
     /// The probe port: `/healthz` and `/metrics` only, on a listener of its own that no
     /// number of connections to `port` can fill; 0 picks a free one, which `serve` prints.
@@ -64,8 +69,9 @@ public struct ServiceConfiguration: Sendable, Equatable {
     static let keys: KeyValuePairs<String, SettingKind> = [
         "bind": .address, "port": .integer(0...65535), "max_upload_bytes": .bytes,
         "max_concurrent_jobs": .integer(1...1024), "queue_length": .integer(0...65536),
+        "max_uploads_per_client": .integer(1...65536), "max_jobs_per_client": .integer(1...65536),
         "connection_timeout_s": .integer(0...86_400), "per_ip_connection_limit": .integer(0...65536),
-        "max_connections": .integer(1...65536), "probe_port": .integer(0...65535),
+        "max_connections": .integer(1...1_000_000), "probe_port": .integer(0...65535),
         "job_dir": .directory, "keep_seconds": .integer(0...30 * 86_400), "tokens": .tokens,
         "plans_dir": .directory, "devices_dir": .directory, "shutdown_grace_s": .integer(0...86_400),
         "log_level": .logLevel,
@@ -107,6 +113,8 @@ public struct ServiceConfiguration: Sendable, Equatable {
         maxUploadBytes = try settings.value("max_upload_bytes")
         maxConcurrentJobs = try settings.value("max_concurrent_jobs")
         queueLength = try settings.value("queue_length")
+        maxUploadsPerClient = try settings.value("max_uploads_per_client")
+        maxJobsPerClient = try settings.value("max_jobs_per_client")
         connectionTimeoutS = try settings.value("connection_timeout_s")
         perIPConnectionLimit = try settings.value("per_ip_connection_limit")
         maxConnections = try settings.value("max_connections")

@@ -16,18 +16,24 @@ struct BearerAuthenticator: Sendable {
     var isOpen: Bool { digests.isEmpty }
 
     func allows(authorization: String?) -> Bool {
-        if isOpen { return true }
-        guard let authorization else { return false }
+        isOpen || tokenNumber(authorization: authorization) != nil
+    }
+
+    /// Which configured token (its place in the list, from 1) the header presents; nil for
+    /// none, and always when the API is open. Names a client without naming its secret.
+    func tokenNumber(authorization: String?) -> Int? {
+        guard !isOpen, let authorization else { return nil }
         let parts = authorization.split(separator: " ", maxSplits: 1, omittingEmptySubsequences: true)
-        guard parts.count == 2, parts[0].lowercased() == "bearer" else { return false }
+        guard parts.count == 2, parts[0].lowercased() == "bearer" else { return nil }
         let presented = BearerAuthenticator.digest(String(parts[1]).trimmingCharacters(in: " \t"))
-        var matched: UInt8 = 0
-        for digest in digests {
+        var matched = 0
+        for (index, digest) in digests.enumerated() {
             var difference: UInt8 = 0
-            for index in 0..<32 { difference |= digest[index] ^ presented[index] }
-            matched |= difference == 0 ? 1 : 0
+            for byte in 0..<32 { difference |= digest[byte] ^ presented[byte] }
+            // Every token compared in full, whichever matches.
+            if difference == 0, matched == 0 { matched = index + 1 }
         }
-        return matched == 1
+        return matched == 0 ? nil : matched
     }
 
     private static func digest(_ token: String) -> [UInt8] {

@@ -1,6 +1,7 @@
 import CMicroHTTPD
 import Foundation
 import MigrationCore
+import Synchronization
 
 /// The libmicrohttpd daemon and its callbacks: a thin adapter that hands each piece of
 /// a request to the service's step for it (`Service.begin`, `receive`, `finish`) and
@@ -8,27 +9,26 @@ import MigrationCore
 /// (`Lifecycle`) from its headers to its end, so that a graceful shutdown waits for its
 /// answer.
 ///
-/// Threading: a thread per connection (`MHD_USE_THREAD_PER_CONNECTION` with an internal
-/// poll thread for accepting). A job can take minutes; its connection's thread blocks
-/// in the access handler's last call while the job runs on a thread of its own, and
-/// watches its own socket (`poll` for `POLLRDHUP`) every 100 ms, so a client that goes
-/// away cancels its job at once. Suspend/resume was the alternative: it frees the
-/// thread, but a suspended connection cannot see its client leave, and every
-/// suspended connection must be resumed before the daemon stops. Other requests are
-/// never behind a job or an upload: each connection has its own thread, so `/healthz`
-/// answers at once while jobs and uploads run.
+/// Threading: a small pool of polling threads (`MHD_USE_EPOLL_INTERNAL_THREAD` with
+/// `MHD_OPTION_THREAD_POOL_SIZE`) serves every connection, so an idle or half-sent
+/// connection costs a descriptor and a little memory, never a thread: many thousands of
+/// them leave the port serving (thread-per-connection, before, let a few hundred take
+/// every thread the connection limit allowed). Nothing on a polling thread may block, or
+/// every connection it serves waits: a request whose job runs (for minutes) is suspended
+/// (`MHD_suspend_connection`) once its body is in, a thread of its own waits for the job
+/// and watches the connection's socket (`poll` for `POLLRDHUP`) every 100 ms, so that a
+/// client that goes away cancels its job at once (libmicrohttpd cannot see that while a
+/// connection is suspended), and the connection is resumed with the answer. An answer
+/// given in the middle of a body lingers on the dispatch queue of `LingeringClose`, not
+/// here. Those threads are bounded by the admission places (`JobScheduler`); every
+/// suspended connection is resumed before the daemon stops (libmicrohttpd requires it).
 ///
-/// Connections: a thread each is bounded by `max_connections` (libmicrohttpd's total
-/// limit; past it libmicrohttpd closes new connections at once). A client that opens that
-/// many connections from as many addresses (`per_ip_connection_limit` does not see it) and
-/// sends half a request line on each fills that limit for the header timeout, and again
-/// after, so `/healthz` and `/metrics` also answer on a second listener, the probe port
-/// (`probe_port`): one polling thread (epoll) for all its connections, so idle ones cost
-/// a descriptor and no thread, serving those two routes only, which never block. The
-/// alternatives: a reserve under the one limit cannot tell a probe from an attacker before
-/// its request line is in, nor can an accept policy, which sees only the address; a
-/// polling thread pool for every connection would need suspend/resume around each job,
-/// whose costs are said above.
+/// Connections: idle ones are cheap, so `max_connections` is large; the header timeout
+/// closes a connection whose request has not arrived in time, and `per_ip_connection_limit`
+/// bounds one address. `/healthz` and `/metrics` also answer on a second listener, the
+/// probe port (`probe_port`), serving those two routes only, which never block: for
+/// probes that must not share a port with the public, and should the main port's limit
+/// ever fill.
 final class Daemon: @unchecked Sendable {
     /// Connections the probe port holds at once. Each costs a descriptor and a little
     /// memory, no thread; the header timeout closes idle ones.
@@ -36,15 +36,21 @@ final class Daemon: @unchecked Sendable {
     /// Memory per probe connection: requests without bodies, small answers.
     static let probeConnectionMemoryLimit = 32 * 1024
     /// Per-connection buffer: upload pieces of up to ~512 KiB per callback, which doubles
-    /// the upload throughput of the 32 KiB default (fewer calls and writes). Pages are
-    /// touched only as used, so idle connections stay small.
+    /// the upload throughput of the 32 KiB default (fewer calls and writes). libmicrohttpd
+    /// maps it without touching it: pages are touched only as used, so idle connections
+    /// stay small.
     static let connectionMemoryLimit = 1024 * 1024
+    /// Polling threads of the main port: more than one, so that an upload's piece being
+    /// written to disk on one does not hold up every other connection.
+    static let pollingThreads: UInt32 = 4
     /// Idle time allowed before a request's headers are complete: a connection that opens
-    /// and says nothing holds a thread and a place under the connection limit, so it gets
-    /// less than `connection_timeout_s`, which applies once the headers are in.
+    /// and says nothing holds a place under the connection limit, so it gets less than
+    /// `connection_timeout_s`, which applies once the headers are in.
     static let headerTimeoutSeconds = 10
+    /// Descriptors kept free beyond `max_connections`: the probe port, jobs' files, workers' pipes.
+    static let spareDescriptors = 2048
     /// How long a refused upload's remaining body is read and dropped after the answer.
-    static let lingerMilliseconds: Int32 = 2000
+    static let lingerMilliseconds = 2000
 
     let service: Service
     private var handle: OpaquePointer?
@@ -52,6 +58,9 @@ final class Daemon: @unchecked Sendable {
     /// The callbacks' contexts, alive as long as the daemons.
     private let main: Listener
     private let probes: Listener
+
+    /// Connections suspended while their job runs: `stop` waits for none to be left.
+    var suspendedConnections: Int { main.suspended.load(ordering: .acquiring) }
 
     init(service: Service) {
         self.service = service
@@ -62,14 +71,15 @@ final class Daemon: @unchecked Sendable {
     /// Starts listening; answers the ports (the real ones when configured 0).
     func start() throws(ConfigurationError) -> (port: UInt16, probePort: UInt16) {
         let configuration = service.configuration
-        let flags =
-            MHD_USE_INTERNAL_POLLING_THREAD.rawValue | MHD_USE_THREAD_PER_CONNECTION.rawValue | MHD_USE_POLL.rawValue
-            | MHD_USE_ITC.rawValue
+        // Each connection holds a descriptor: the usual soft limit of 1024 would refuse
+        // connections long before `max_connections`.
+        preflight_raise_descriptor_limit(UInt(configuration.maxConnections + Daemon.spareDescriptors))
+        let flags = MHD_USE_EPOLL_INTERNAL_THREAD.rawValue | MHD_ALLOW_SUSPEND_RESUME.rawValue
         let context = Unmanaged.passUnretained(main).toOpaque()
         let started = preflight_mhd_start(
             UInt32(flags), configuration.bind, UInt16(configuration.port), accessHandler, context, requestCompleted, context,
             UInt32(Daemon.headerTimeout(configuration)), UInt32(configuration.perIPConnectionLimit),
-            UInt32(configuration.maxConnections), Daemon.connectionMemoryLimit)
+            UInt32(configuration.maxConnections), Daemon.connectionMemoryLimit, Daemon.pollingThreads)
         guard let started else {
             throw ConfigurationError(
                 key: "bind, port", message: "cannot listen on \(configuration.bind):\(configuration.port): \(Daemon.startError)")
@@ -80,7 +90,7 @@ final class Daemon: @unchecked Sendable {
         let probeStarted = preflight_mhd_start(
             UInt32(probeFlags), configuration.bind, UInt16(configuration.probePort), accessHandler, probeContext,
             requestCompleted, probeContext, UInt32(Daemon.headerTimeout(configuration)),
-            UInt32(configuration.perIPConnectionLimit), Daemon.probeConnectionLimit, Daemon.probeConnectionMemoryLimit)
+            UInt32(configuration.perIPConnectionLimit), Daemon.probeConnectionLimit, Daemon.probeConnectionMemoryLimit, 0)
         guard let probeStarted else {
             let reason = Daemon.startError
             stop()
@@ -110,14 +120,22 @@ final class Daemon: @unchecked Sendable {
         if socket >= 0 { close(socket) }
     }
 
-    /// Closes every connection and joins their threads: call only once no handler is
-    /// blocked in a job (every job has ended).
-    func stop() {
+    /// Closes every connection and joins the polling threads: call once every job has
+    /// ended. Waits (at most `timeout`) for the suspended connections to be resumed with
+    /// their answers; libmicrohttpd aborts the process when one is left suspended, so
+    /// should one still be (a job that would not end), the main daemon is left to the
+    /// process's exit.
+    func stop(timeout: Duration = .seconds(10)) {
         if let probeHandle {
             self.probeHandle = nil
             MHD_stop_daemon(probeHandle)
         }
         guard let handle else { return }
+        let deadline = ContinuousClock.now + timeout
+        while suspendedConnections > 0, ContinuousClock.now < deadline {
+            Thread.sleep(forTimeInterval: 0.02)
+        }
+        guard suspendedConnections == 0 else { return }
         self.handle = nil
         MHD_stop_daemon(handle)
     }
@@ -128,6 +146,8 @@ final class Daemon: @unchecked Sendable {
 private final class Listener: Sendable {
     let service: Service
     let probesOnly: Bool
+    /// Connections suspended while their job runs, not yet resumed.
+    let suspended = Atomic<Int>(0)
 
     init(service: Service, probesOnly: Bool) {
         self.service = service
@@ -195,6 +215,18 @@ private func accessHandler(
         guard case .uploading(let upload) = exchange.stage, let uploadData else { return .YES }
         do {
             try service.receive(upload, bytes: UnsafeRawPointer(uploadData), count: count)
+            // A client that left mid-body: libmicrohttpd's epoll mode may not see it
+            // (`preflight_body_cut_short`); closing now discards the upload.
+            if let declared = exchange.request.contentLength,
+                preflight_body_cut_short(preflight_mhd_connection_fd(connection), declared - exchange.bytesIn) != 0
+            {
+                return .NO
+            }
+            // A body that goes quiet is closed by the end of its time at the latest.
+            if let left = upload.secondsLeft {
+                let configured = service.configuration.connectionTimeoutS
+                preflight_mhd_set_connection_timeout(connection, UInt32(configured == 0 ? left : min(configured, left)))
+            }
             return .YES
         } catch {
             exchange.stage = .over
@@ -211,20 +243,41 @@ private func accessHandler(
         exchange.stage = .over
         return queue(response, on: connection, for: exchange)
     case .uploading(let upload):
-        // From here the service owns the upload. The job runs now, blocking this
-        // connection's thread, which watches its own socket for the client leaving.
+        // From here the service owns the upload. The job may run for minutes: the
+        // connection is suspended, and a thread of its own waits for the job, watching
+        // the socket for the client leaving, then resumes it with the answer.
+        exchange.stage = .waiting
+        wait(for: upload, exchange: exchange, on: connection, listener: listener)
+        return .YES
+    case .waiting:
+        // Not called while suspended.
+        return .YES
+    case .answered(.response(let response)):
         exchange.stage = .over
-        let socket = preflight_mhd_connection_fd(connection)
+        return queue(response, on: connection, for: exchange)
+    case .answered(.clientGone):
+        exchange.stage = .over
+        exchange.outcome = Metrics.cancelledOutcome
+        return .NO
+    }
+}
+
+/// Suspends the connection and finishes the upload's job on a thread of its own, which
+/// resumes the connection with the answer in `exchange` (libmicrohttpd then calls the
+/// handler again, which queues it: a response can be queued only from there).
+private func wait(for upload: MigrationUpload, exchange: Exchange, on connection: OpaquePointer, listener: Listener) {
+    let service = listener.service
+    let socket = preflight_mhd_connection_fd(connection)
+    let connectionBits = UInt(bitPattern: connection)
+    listener.suspended.add(1, ordering: .acquiringAndReleasing)
+    MHD_suspend_connection(connection)
+    Thread.detachNewThread {
         let answer = service.finish(upload, request: exchange.request) {
             socket >= 0 && preflight_peer_closed(socket, 0) != 0
         }
-        switch answer {
-        case .response(let response):
-            return queue(response, on: connection, for: exchange)
-        case .clientGone:
-            exchange.outcome = Metrics.cancelledOutcome
-            return .NO
-        }
+        exchange.stage = .answered(answer)
+        MHD_resume_connection(OpaquePointer(bitPattern: connectionBits))
+        listener.suspended.subtract(1, ordering: .acquiringAndReleasing)
     }
 }
 
@@ -252,6 +305,8 @@ private func requestCompleted(
 
 /// The request's method, path, query arguments and headers.
 private func readRequest(_ connection: OpaquePointer, url: UnsafePointer<CChar>?, method: UnsafePointer<CChar>?) -> Request {
+    var address = [CChar](repeating: 0, count: Int(INET6_ADDRSTRLEN))
+    preflight_mhd_client_address(connection, &address, address.count)
     let headers = ValueCollector()
     let query = ValueCollector()
     _ = MHD_get_connection_values(connection, .HEADER_KIND, collectValue, Unmanaged.passUnretained(headers).toOpaque())
@@ -263,7 +318,7 @@ private func readRequest(_ connection: OpaquePointer, url: UnsafePointer<CChar>?
     for (name, value) in query.values { queryValues[name] = value }
     return Request(
         method: method.map { String(cString: $0) } ?? "GET", path: url.map { String(cString: $0) } ?? "/",
-        query: queryValues, headers: headerValues)
+        query: queryValues, headers: headerValues, clientAddress: String(cString: address))
 }
 
 private final class ValueCollector {
@@ -307,15 +362,16 @@ private func queue(_ response: HTTPResponse, on connection: OpaquePointer, for e
     return result
 }
 
-/// Answers in the middle of a body (413, or a bad multipart part), which libmicrohttpd
-/// cannot queue: written on the socket, then the connection closes.
+/// Answers in the middle of a body (413, 408, or a bad multipart part), which
+/// libmicrohttpd cannot queue: written on the socket, then the connection closes, and
+/// what the client still sends is drained off this thread (`LingeringClose`).
 private func answerMidBody(_ response: HTTPResponse, on connection: OpaquePointer, for exchange: Exchange) {
     exchange.took(response)
     let socket = preflight_mhd_connection_fd(connection)
     guard socket >= 0 else { return }
     let bytes = response.wireBytes
-    bytes.withUnsafeBytes { buffer in
-        preflight_answer_mid_body(
-            socket, buffer.baseAddress?.assumingMemoryBound(to: CChar.self), buffer.count, Daemon.lingerMilliseconds)
+    let lingering = bytes.withUnsafeBytes { buffer in
+        preflight_answer_mid_body(socket, buffer.baseAddress?.assumingMemoryBound(to: CChar.self), buffer.count)
     }
+    if lingering >= 0 { LingeringClose.drain(lingering, milliseconds: Daemon.lingerMilliseconds) }
 }

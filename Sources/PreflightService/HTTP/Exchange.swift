@@ -1,8 +1,11 @@
 import MigrationCore
 
 /// One request from its headers to the end of its answer: the per-request state that
-/// libmicrohttpd keeps for `Daemon` in `*con_cls`. Used only by the connection's thread.
-final class Exchange {
+/// libmicrohttpd keeps for `Daemon` in `*con_cls`. Used by one thread at a time: the
+/// polling thread that serves the connection, or, while the connection is suspended for
+/// its job, the thread that waits for the job (resuming the connection hands it back);
+/// hence `@unchecked Sendable`.
+final class Exchange: @unchecked Sendable {
     enum Stage {
         /// Nothing left to hand over: answered, or about to close.
         case over
@@ -12,6 +15,10 @@ final class Exchange {
         case pending(HTTPResponse)
         /// The body is arriving into the job directory.
         case uploading(MigrationUpload)
+        /// The connection is suspended while the job runs.
+        case waiting
+        /// The job's answer, queued once the connection is resumed.
+        case answered(Answer)
     }
 
     let started = ContinuousClock.now

@@ -37,6 +37,11 @@ struct HTTPError: Error, Sendable, Equatable {
             status: 413, code: "payload_too_large",
             message: "the upload is larger than the server's limit of \(limit) bytes (max_upload_bytes)")
     }
+    static func uploadOverTime(declaredBytes: Int64, allowedSeconds: Int, minimumBytesPerSecond: Int) -> HTTPError {
+        HTTPError(
+            status: 408, code: "upload_too_slow",
+            message: "the upload of \(declaredBytes) bytes did not finish within its \(allowedSeconds) s (its length at the server's minimum of \(minimumBytesPerSecond) bytes/s, min_upload_bytes_per_s, plus its first seconds); send it again over a faster link")
+    }
     static func uploadTooSlow(minimumBytesPerSecond: Int, graceSeconds: Int) -> HTTPError {
         HTTPError(
             status: 408, code: "upload_too_slow",
@@ -48,6 +53,14 @@ struct HTTPError: Error, Sendable, Equatable {
     static func busy(retryAfter: Int) -> HTTPError {
         HTTPError(
             status: 503, code: "busy", message: "every job slot and queue place is taken; retry in \(retryAfter) s",
+            headers: [Header(name: "Retry-After", value: String(retryAfter))])
+    }
+    /// The client already holds its share of the places (`key` names the setting); the
+    /// other places stay open to other clients.
+    static func overClientShare(_ what: String, key: String, retryAfter: Int) -> HTTPError {
+        HTTPError(
+            status: 429, code: "over_client_share",
+            message: "this client already has \(what), its share (\(key)); retry in \(retryAfter) s, once one has finished",
             headers: [Header(name: "Retry-After", value: String(retryAfter))])
     }
     static let shuttingDown = HTTPError(

@@ -1,9 +1,9 @@
 import Foundation
 import Synchronization
 
-/// A job's work on a thread of its own, so that the thread that asked for it (a
-/// connection's) can keep watch over its client's socket while it runs: the plan's
-/// decoding and the run alike.
+/// A job's work on a thread of its own, so that the thread that asked for it (the one
+/// that waits while the connection is suspended, `Daemon`) can keep watch over its
+/// client's socket while it runs: the plan's decoding and the run alike.
 enum JobThread {
     /// Runs `work` on a new thread, calling `watch` on this one every 100 ms until it
     /// ends; answers what it answered.

@@ -9,9 +9,9 @@ import Simulation
 /// job's scheduler ticket, which the service gives back once (`Service.discard` or the
 /// job's slot).
 ///
-/// Used by one thread at a time: the connection's own (libmicrohttpd runs a thread per
-/// connection here) while the body arrives, then the job's, which decodes its plan while
-/// the connection's waits; hence `@unchecked Sendable`.
+/// Used by one thread at a time: libmicrohttpd's polling thread that serves the connection
+/// while the body arrives, then the job's, which decodes its plan while the connection is
+/// suspended; hence `@unchecked Sendable`.
 final class MigrationUpload: @unchecked Sendable {
     enum BodyKind: Sendable {
         /// The body is the database (`curl --data-binary @app.db`).
@@ -36,6 +36,11 @@ final class MigrationUpload: @unchecked Sendable {
     /// `min_upload_bytes_per_s`: the least average rate after the grace time; 0 for none.
     let minBytesPerSecond: Int
     let admitted = ContinuousClock.now
+    /// The length the headers declared (`maxBytes` for a chunked body), and the time the
+    /// whole body gets: that length at `minBytesPerSecond`, plus the grace time. Nil
+    /// without a minimum rate.
+    let declaredBytes: Int64
+    let allowedSeconds: Int?
     /// The plan and options as the headers left them.
     let spec: JobSpec
     /// For `POST /v1/capacity`: the search's own parameters; its database (the sample) is optional.
@@ -60,9 +65,14 @@ final class MigrationUpload: @unchecked Sendable {
 
     init(
         directory: JobDirectory, ticket: JobScheduler.Ticket, bodyKind: BodyKind, keep: Bool, maxBytes: Int64,
-        minBytesPerSecond: Int, spec: JobSpec, capacity: CapacityQuery? = nil
+        minBytesPerSecond: Int, declaredBytes: Int64?, spec: JobSpec, capacity: CapacityQuery? = nil
     ) throws(HTTPError) {
         self.directory = directory
+        self.declaredBytes = min(declaredBytes ?? maxBytes, maxBytes)
+        allowedSeconds =
+            minBytesPerSecond > 0
+            ? Self.rateGraceSeconds + Int((self.declaredBytes + Int64(minBytesPerSecond) - 1) / Int64(minBytesPerSecond))
+            : nil
         self.ticket = ticket
         self.bodyKind = bodyKind
         self.keep = keep
@@ -108,12 +118,23 @@ final class MigrationUpload: @unchecked Sendable {
         }
     }
 
-    /// A client that trickles its body holds a job place and a thread: past the grace
-    /// time, an average below the minimum ends the upload. (One that sends nothing at all
-    /// is closed by libmicrohttpd's `connection_timeout_s`.)
+    /// Whole seconds until the body's time is up (at least 1), nil without a bound: the
+    /// idle timeout `Daemon` gives the connection, so that one that goes quiet is closed
+    /// by then at the latest.
+    var secondsLeft: Int? {
+        allowedSeconds.map { max(1, $0 - Int((ContinuousClock.now - admitted) / .seconds(1))) }
+    }
+
+    /// A client that trickles its body holds a job place: past the grace time, an average
+    /// below the minimum ends the upload, and so does a body still arriving after its
+    /// `allowedSeconds`. (One that sends nothing at all is closed by its idle timeout.)
     private func checkRate() throws(HTTPError) {
         guard minBytesPerSecond > 0 else { return }
         let seconds = Double((ContinuousClock.now - admitted) / .milliseconds(1)) / 1000
+        if let allowedSeconds, seconds > Double(allowedSeconds) {
+            throw .uploadOverTime(
+                declaredBytes: declaredBytes, allowedSeconds: allowedSeconds, minimumBytesPerSecond: minBytesPerSecond)
+        }
         guard seconds > Double(Self.rateGraceSeconds) else { return }
         if Double(received) < Double(minBytesPerSecond) * seconds {
             throw .uploadTooSlow(minimumBytesPerSecond: minBytesPerSecond, graceSeconds: Self.rateGraceSeconds)

@@ -10,12 +10,19 @@ struct Request: Sendable {
     let headers: [String: String]
     /// Nil when nothing lives at the path.
     let route: Route?
+    /// The client's address as the socket says (`127.0.0.1`, `::1`): who holds a share of
+    /// the places when no tokens are configured. `local` for a request without a socket.
+    let clientAddress: String
 
-    init(method: String, path: String, query: [String: String] = [:], headers: [String: String] = [:]) {
+    init(
+        method: String, path: String, query: [String: String] = [:], headers: [String: String] = [:],
+        clientAddress: String = "local"
+    ) {
         self.method = method
         self.path = path
         self.query = query
         self.headers = headers
+        self.clientAddress = clientAddress
         route = Route(path: path)
     }
 

@@ -56,7 +56,7 @@ extension Service {
             throw .badRequest(
                 "say which plan to run: plan=NAME in the query (see GET /v1/plans), or send multipart/form-data with a plan part")
         }
-        guard let ticket = scheduler.admit() else { throw .busy(retryAfter: scheduler.retryAfterSeconds) }
+        let ticket = try admit(request)
         let directory: JobDirectory
         do {
             directory = try JobDirectory.create(parent: configuration.jobDir)
@@ -68,11 +68,32 @@ extension Service {
             return try MigrationUpload(
                 directory: directory, ticket: ticket, bodyKind: isMultipart ? .multipart : .raw,
                 keep: keep, maxBytes: configuration.maxUploadBytes,
-                minBytesPerSecond: configuration.minUploadBytesPerS, spec: spec, capacity: capacityQuery)
+                minBytesPerSecond: configuration.minUploadBytesPerS, declaredBytes: request.contentLength, spec: spec,
+                capacity: capacityQuery)
         } catch {
             scheduler.withdraw(ticket)
             removeDirectory(directory.path)
             throw error
+        }
+    }
+
+    /// A place for the request's job, within its client's share: the client is its token
+    /// where tokens are configured (one pipeline may come from many addresses), else its address.
+    private func admit(_ request: Request) throws(HTTPError) -> JobScheduler.Ticket {
+        let client = authenticator.tokenNumber(authorization: request.header("authorization")).map { "token \($0)" }
+            ?? request.clientAddress
+        do {
+            return try scheduler.admit(for: client)
+        } catch {
+            let retryAfter = scheduler.retryAfterSeconds
+            switch error {
+            case .full:
+                throw .busy(retryAfter: retryAfter)
+            case .clientUploads(let limit):
+                throw .overClientShare("\(limit) upload(s) arriving", key: "max_uploads_per_client", retryAfter: retryAfter)
+            case .clientJobs(let limit):
+                throw .overClientShare("\(limit) job(s) uploading, waiting or running", key: "max_jobs_per_client", retryAfter: retryAfter)
+            }
         }
     }
 
@@ -261,7 +282,7 @@ extension Service {
     /// both end in the interruption thrown.
     ///
     /// A plan sent in the upload is decoded (its statements split) on that thread too, in
-    /// the slot: not on the connection's thread before the job exists, where a client
+    /// the slot: not on the waiting thread before the job exists, where a client
     /// that left could not stop it, and never more of them at once than jobs may run. A
     /// plan still waiting for its slot when its client leaves is never decoded; one being
     /// decoded then runs nothing after.

@@ -33,7 +33,9 @@ final class Service: Sendable {
         self.devices = devices
         self.resolver = OptionResolver(devices: devices)
         self.runner = runner
-        self.scheduler = JobScheduler(maxRunning: configuration.maxConcurrentJobs, queueLength: configuration.queueLength)
+        self.scheduler = JobScheduler(
+            maxRunning: configuration.maxConcurrentJobs, queueLength: configuration.queueLength,
+            share: JobScheduler.Share(uploads: configuration.maxUploadsPerClient, jobs: configuration.maxJobsPerClient))
         self.authenticator = BearerAuthenticator(tokens: configuration.tokens)
         self.log = log
     }

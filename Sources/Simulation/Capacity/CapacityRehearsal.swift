@@ -118,7 +118,7 @@ public final class CapacityRehearsal: Sendable {
         let order = SynthesisOrder(
             plan: String(decoding: request.plan.document, as: UTF8.self), version: fromVersion, rows: rows, seed: Self.seed,
             sample: hasSample(directory) ? directory.input.path : nil, out: point.input.path)
-        guard let line = try runSynthesisWorker(.synthesize, order: order, directory: directory, launcher: launcher) else {
+        guard let line = try Self.runSynthesisWorker(.synthesize, order: order, directory: directory, launcher: launcher) else {
             return nil
         }
         if let code = line.errorCode {
@@ -185,7 +185,7 @@ public final class CapacityRehearsal: Sendable {
         let order = SynthesisOrder(
             plan: String(decoding: request.plan.document, as: UTF8.self), version: 0, rows: [:], seed: Self.seed,
             sample: directory.input.path, out: "")
-        guard let line = try runSynthesisWorker(.sample, order: order, directory: directory, launcher: launcher) else {
+        guard let line = try Self.runSynthesisWorker(.sample, order: order, directory: directory, launcher: launcher) else {
             throw CapacityError(code: "time_limit", "max_seconds (\(request.maxSeconds) s) ran out while the sample was read")
         }
         if let code = line.errorCode {
@@ -195,8 +195,8 @@ public final class CapacityRehearsal: Sendable {
     }
 
     /// Runs a `sample` or `synthesize` worker and decodes its line; nil when the search's
-    /// deadline killed it.
-    private func runSynthesisWorker(
+    /// deadline killed it. Also `preflight synthesize`'s worker (`SynthesisInWorker`).
+    static func runSynthesisWorker(
         _ task: Worker.Task, order: SynthesisOrder, directory: JobDirectory, launcher: WorkerLauncher
     ) throws(CapacityError) -> SynthesisLine? {
         let run: WorkerLauncher.Run

@@ -22,15 +22,16 @@ struct SynthesisLine: Codable, Sendable {
     /// `sample`: the sample's version and its tables' row counts.
     var userVersion: Int?
     var tableRows: [String: Int]?
-    /// `synthesize`: the rows written per table and the file's size.
+    /// `synthesize`: the rows written per table, the file's size and its journal mode.
     var tables: [String: Int]?
     var bytes: Int64?
+    var journalMode: String?
     /// Either task: why it could not.
     var errorCode: String?
     var errorMessage: String?
 
     enum CodingKeys: String, CodingKey {
-        case userVersion = "user_version", tableRows = "table_rows", tables, bytes
+        case userVersion = "user_version", tableRows = "table_rows", tables, bytes, journalMode = "journal_mode"
         case errorCode = "error_code", errorMessage = "error_message"
     }
 }

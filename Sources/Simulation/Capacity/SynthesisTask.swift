@@ -19,7 +19,7 @@ enum SynthesisTask {
             let summary = try Synthesizer.synthesize(
                 SynthesisRequest(plan: plan, version: order.version, rows: order.rows, like: like, seed: order.seed),
                 to: order.out)
-            EventWriter.write(SynthesisLine(tables: summary.tables, bytes: summary.bytes))
+            EventWriter.write(SynthesisLine(tables: summary.tables, bytes: summary.bytes, journalMode: summary.journalMode))
         } catch {
             EventWriter.write(SynthesisLine(errorCode: error.code, errorMessage: error.message))
         }
