@@ -92,13 +92,13 @@ struct CapacityTests {
             #expect((report.outcome == .completed) == completes, "\(rows) rows: \(report.outcome)")
         }
 
-        // The answer's fields are exactly CONTRACT §8's.
+        // The answer's fields are exactly CONTRACT §8's, with the device clock's device_ms.
         #expect(Set(json.keys) == ["capacity_version", "plan", "device", "runner", "from_version", "table", "points", "limit", "fit"])
         #expect(json["capacity_version"] as? Int == 1)
         let point = try #require((json["points"] as? [[String: Any]])?.first)
-        #expect(Set(point.keys) == ["rows", "bytes", "outcome", "launches", "elapsed_ms", "peak_bytes", "steps"])
+        #expect(Set(point.keys) == ["rows", "bytes", "outcome", "launches", "elapsed_ms", "device_ms", "peak_bytes", "steps"])
         let step = try #require((point["steps"] as? [[String: Any]])?.first)
-        #expect(Set(step.keys) == ["version", "elapsed_ms", "peak_bytes"])
+        #expect(Set(step.keys) == ["version", "elapsed_ms", "device_ms", "peak_bytes"])
         let limitJSON = try #require(json["limit"] as? [String: Any])
         #expect(Set(limitJSON.keys) == ["rows", "bytes", "outcome_beyond", "step", "reason"])
         let fit = try #require((json["fit"] as? [[String: Any]])?.first)
