@@ -24,26 +24,11 @@ struct DeviceClockTests {
     }
 
     private func database(in directory: TemporaryDirectory) throws -> String {
-        try FixtureDatabase.create(at: directory.file("items.db"), sql: """
-            CREATE TABLE items(id INTEGER PRIMARY KEY, payload TEXT NOT NULL, n INTEGER NOT NULL);
-            \(series(20_000)) INSERT INTO items SELECT value, printf('%0100d', value), value FROM series;
-            PRAGMA user_version = 1;
-            """)
+        try ItemsFixture.database(at: directory.file("items.db"), rows: 20_000, payloadWidth: 100)
     }
 
-    /// A chunked rebuild (which converges over kills) or the same change as one `sql` step.
     private func plan(chunked: Bool, in directory: TemporaryDirectory) throws -> String {
-        let columns = "id INTEGER PRIMARY KEY, payload TEXT NOT NULL, n INTEGER NOT NULL, parity INTEGER NOT NULL DEFAULT 0"
-        let change = chunked
-            ? #""rebuild": {"table": "items", "columns": "\#(columns)", "select": "id, payload, n, n % 2", "batch_rows": 500}"#
-            : #""sql": ["CREATE TABLE items_new(\#(columns))", "INSERT INTO items_new SELECT id, payload, n, n % 2 FROM items", "DROP TABLE items", "ALTER TABLE items_new RENAME TO items"]"#
-        let path = directory.file(chunked ? "chunked.json" : "single.json")
-        try Data("""
-            {"name": "items", "steps": [
-              {"version": 1, "name": "create", "sql": "CREATE TABLE items(id INTEGER PRIMARY KEY, payload TEXT NOT NULL, n INTEGER NOT NULL)"},
-              {"version": 2, "name": "parity", \(change)}]}
-            """.utf8).write(to: URL(fileURLWithPath: path))
-        return path
+        try ItemsFixture.plan(chunked: chunked, in: directory)
     }
 
     private func run(

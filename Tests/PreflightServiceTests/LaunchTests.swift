@@ -7,32 +7,13 @@ import Simulation
 /// Launches under a watchdog with real processes and real kills.
 @Suite("Watchdog, launches and crash loops", .serialized)
 struct LaunchTests {
-    /// A table of `rows` rows of 200 bytes and no index (so that the final swap is O(1)),
-    /// at version 1 of `plan(_:)`.
+    /// A table of `rows` rows of 200 bytes and no index, at version 1 of `plan(chunked:in:)`.
     private func bigDatabase(in directory: TemporaryDirectory, rows: Int = 200_000) throws -> String {
-        try FixtureDatabase.create(at: directory.file("big.db"), sql: """
-            CREATE TABLE items(id INTEGER PRIMARY KEY, payload TEXT NOT NULL, n INTEGER NOT NULL);
-            \(series(rows)) INSERT INTO items SELECT value, printf('%0200d', value), value FROM series;
-            PRAGMA user_version = 1;
-            """)
+        try ItemsFixture.database(at: directory.file("big.db"), rows: rows, payloadWidth: 200)
     }
 
-    private let newColumns = "id INTEGER PRIMARY KEY, payload TEXT NOT NULL, n INTEGER NOT NULL, parity INTEGER NOT NULL DEFAULT 0"
-
-    /// The same change as a chunked rebuild or as one plain `sql` step. The batches are small
-    /// so that every launch commits some, even when a loaded machine spends much of the
-    /// watchdog starting the worker.
     private func plan(chunked: Bool, in directory: TemporaryDirectory) throws -> String {
-        let change = chunked
-            ? #""rebuild": {"table": "items", "columns": "\#(newColumns)", "select": "id, payload, n, n % 2", "batch_rows": 500}"#
-            : #""sql": ["CREATE TABLE items_new(\#(newColumns))", "INSERT INTO items_new SELECT id, payload, n, n % 2 FROM items", "DROP TABLE items", "ALTER TABLE items_new RENAME TO items"]"#
-        let path = directory.file(chunked ? "chunked.json" : "single.json")
-        try Data("""
-            {"name": "items", "steps": [
-              {"version": 1, "name": "create", "sql": "CREATE TABLE items(id INTEGER PRIMARY KEY, payload TEXT NOT NULL, n INTEGER NOT NULL)"},
-              {"version": 2, "name": "parity", \(change)}]}
-            """.utf8).write(to: URL(fileURLWithPath: path))
-        return path
+        try ItemsFixture.plan(chunked: chunked, in: directory)
     }
 
     private func dump(_ path: String) throws -> String {

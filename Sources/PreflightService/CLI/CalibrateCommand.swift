@@ -47,13 +47,7 @@ enum CalibrateCommand {
             throw UsageError("--rounds must be a whole number from 1 to 20, got \"\(roundsText)\"")
         }
         let name = arguments.value("name") ?? "this-machine"
-        let directory: JobDirectory
-        do {
-            directory = try JobDirectory.create(parent: NSTemporaryDirectory() + "preflight-calibrate")
-        } catch {
-            printError("preflight calibrate: \(error)")
-            return 1
-        }
+        guard let directory = CommandLineAnswer.workingDirectory("preflight calibrate") else { return 1 }
         defer { try? FileManager.default.removeItem(atPath: directory.path) }
         let result: Calibration.Result
         do {

@@ -96,13 +96,7 @@ public enum CapacityCommand {
         let cancellation = JobCancellation()
         let stopSignals = StopSignals(cancelling: cancellation)
         defer { stopSignals.release() }
-        let directory: JobDirectory
-        do {
-            directory = try JobDirectory.create(parent: NSTemporaryDirectory())
-        } catch {
-            printError("preflight capacity: cannot create a working directory: \(error)")
-            return 1
-        }
+        guard let directory = CommandLineAnswer.workingDirectory("preflight capacity") else { return 1 }
         // Best effort: a temporary directory left behind loses no result.
         defer { try? FileManager.default.removeItem(atPath: directory.path) }
         if let sample {

@@ -1,4 +1,5 @@
 import Foundation
+import Simulation
 
 /// How every command answers its command line, so that all of them behave alike: the usage
 /// for `--help` (stdout, exit 0), the versions for `--version` (stdout, exit 0), and a
@@ -23,6 +24,17 @@ enum CommandLineAnswer {
             let hint = error.suggestsHelp ? "\nTry '\(syntax.command) --help' for more information." : ""
             printError("\(syntax.command): \(error.message)\(hint)")
             return usageStatus
+        }
+    }
+
+    /// A job directory of its own for `command`'s workers, under the temporary directory;
+    /// nil, with the reason on stderr, when none can be made.
+    static func workingDirectory(_ command: String) -> JobDirectory? {
+        do {
+            return try JobDirectory.create(parent: NSTemporaryDirectory())
+        } catch {
+            printError("\(command): cannot create a working directory: \(error)")
+            return nil
         }
     }
 }

@@ -72,13 +72,7 @@ enum SynthesizeCommand {
         let cancellation = JobCancellation()
         let stopSignals = StopSignals(cancelling: cancellation)
         defer { stopSignals.release() }
-        let directory: JobDirectory
-        do {
-            directory = try JobDirectory.create(parent: NSTemporaryDirectory())
-        } catch {
-            printError("preflight synthesize: cannot create a working directory: \(error)")
-            return 1
-        }
+        guard let directory = CommandLineAnswer.workingDirectory("preflight synthesize") else { return 1 }
         // Best effort: a temporary directory left behind loses no result.
         defer { try? FileManager.default.removeItem(atPath: directory.path) }
         do throws(SynthesisError) {
