@@ -124,8 +124,9 @@ import Testing
         #expect(after.userVersion == 1)
         #expect(after.withoutInternal == before.withoutInternal)
         let db = try Connection(path: path)
-        // (the new table's AUTOINCREMENT counter included).
-        #expect(try RebuildFixture.internalObjects(db) == ["_preflight_new_notes", "_preflight_progress", "_preflight_new_notes"])
+        // (the new table's index, built with the copy, and its AUTOINCREMENT counter included).
+        #expect(try RebuildFixture.internalObjects(db)
+            == ["_preflight_new_notes", "_preflight_newidx_idx_notes_updated", "_preflight_progress", "_preflight_new_notes"])
     }
 
     @Test func foreignKeysOffLeavesViolationsToVerification() throws {

@@ -2,15 +2,19 @@ import CSQLite
 
 /// The transactions of a `rebuild` step (TableRebuild), in pages:
 ///
-/// 1. create: the new table and the progress row, one small transaction;
+/// 1. create: the new table, its indexes (empty) and the progress row, one small
+///    transaction;
 /// 2. copy: `batch_rows` of the rows `where` keeps per transaction, appended to the new table in key
-///    order; its own UNIQUE and PRIMARY KEY indexes fill as the rows come, out of order;
-/// 3. swap: one transaction drops the old table's indexes (secure_delete zeroes their
-///    pages), renames both tables and builds the new indexes in the freed pages first,
-///    each with its sort;
-/// 4. purge: the old table is deleted in batches after the version bump. That is
-///    clean-up, measured apart from the step (StepContext.beginCleanup), and waits for a
-///    launch with room when the disk is full: not part of the estimate.
+///    order; its indexes, its own UNIQUE and PRIMARY KEY ones and those the step gives it,
+///    fill as the rows come, out of order;
+/// 3. swap: one transaction renames both tables and their indexes and recreates the
+///    triggers: schema entries only;
+/// 4. purge: the old table is deleted in batches after the version bump, its rows in key
+///    order and their entries out of order from its indexes. That is clean-up, measured
+///    apart from the step (StepContext.beginCleanup), and it waits for a launch with room
+///    when the disk is full; but it runs in the same launch, and in WAL mode its frames
+///    are what checkpoints the copy's pages into the main file while the WAL is at its
+///    largest, so it is played too.
 ///
 /// The new rows are measured, not assumed: one query evaluates the step's `select` (and
 /// `where`) over the old rows and sums the new rows' cells and every new index's entries,
@@ -28,15 +32,17 @@ struct RebuildEstimate {
         let oldIndexes = (try? old.indexes(connection)) ?? []
         let oldSizes = oldIndexes.map { measure.size($0.name) }
         let indexes = rebuild.indexes ?? oldIndexes.map(\.sql)
-        let recreated = indexes + (rebuild.triggers ?? ((try? old.triggers(connection)) ?? []).map(\.sql))
+        let triggers = rebuild.triggers ?? ((try? old.triggers(connection)) ?? []).map(\.sql)
         let new = newTable(old, indexes: indexes) ?? fallback(old, oldIndexes: oldSizes)
         model.transaction { load in
             // The schema entry, the progress row; the new roots.
             load.statement(journaled: true)
             load.writeSchema(1)
-            load.appendSchema(Int64(rebuild.columns.utf8.count) + 64 * Int64(1 + new.automatic.count))
+            load.appendSchema(
+                Int64(rebuild.columns.utf8.count) + indexes.reduce(0) { $0 + Int64($1.utf8.count) }
+                    + 64 * Int64(1 + new.automatic.count + new.built.count))
             load.write(1)
-            load.allocate(2 + Int64(new.automatic.count))
+            load.allocate(2 + Int64(new.automatic.count + new.built.count))
         }
         let batches = max(1, (new.rows + Int64(max(1, rebuild.batchRows)) - 1) / Int64(max(1, rebuild.batchRows)))
         model.transactions(batches) { load, batch, count in
@@ -44,7 +50,7 @@ struct RebuildEstimate {
             // The progress row, and the new table's last leaf and its parents.
             load.write(4)
             load.allocate(PagerModel.share(new.tablePages, batch, count))
-            for index in new.automatic {
+            for index in new.automatic + new.built {
                 let entries = PagerModel.share(index.entries, batch, count)
                 load.write(min(entries, index.pages * batch / count))
                 load.allocate(PagerModel.share(index.pages, batch, count))
@@ -52,24 +58,22 @@ struct RebuildEstimate {
         }
         model.transaction { load in
             // Every statement of the swap changes schema entries; the renames rewrite
-            // every entry that names the tables.
-            for (index, size) in zip(oldIndexes, oldSizes) {
-                load.statement(journaled: true)
-                load.writeSchema(1)
-                load.free(size.pages, of: index.name)
-            }
+            // every entry that names the tables or their indexes.
             load.statement(journaled: true)
             load.writeSchema(Int64.max)
-            // The recreated indexes and triggers get new entries, at the end.
-            load.appendSchema(recreated.reduce(0) { $0 + Int64($1.utf8.count) + 64 })
-            for index in new.built {
-                load.statement(journaled: true)
-                load.allocate(index.pages)
-                load.sort(bytes: index.bytes, entries: index.entries)
-            }
+            // The recreated triggers get new entries, at the end.
+            load.appendSchema(triggers.reduce(0) { $0 + Int64($1.utf8.count) + 64 })
             // The progress row.
             load.statement(journaled: false)
             load.write(1)
+        }
+        // The old table's leaves are taken to be as many as the new one's: it is not
+        // walked (see `newTable`).
+        model.transactions(batches) { load, batch, count in
+            load.statement(journaled: true)
+            load.write(2 + PagerModel.share(new.tablePages, batch, count))
+            let entries = PagerModel.share(new.rows, batch, count)
+            for size in oldSizes { load.write(min(entries, size.pages)) }
         }
         return true
     }
@@ -87,7 +91,8 @@ struct RebuildEstimate {
         var tablePages: Int64
         /// Indexes of the new table's own constraints, filled by the copy.
         var automatic: [Tree]
-        /// Indexes built by the swap.
+        /// Indexes the step gives the table (its plan's or the old table's), filled by the
+        /// copy too.
         var built: [Tree]
     }
 

@@ -10,8 +10,10 @@ import CSQLite
 /// at the next open and comes back at every launch. So its rows go as the copy's came:
 /// `batch_rows` keys per transaction, in key order, each committed with the cursor. That
 /// is the work the user sized to fit a launch, and no transaction of the purge does more:
-/// the table is dropped only once it is empty, in the last transaction, together with the
-/// step's progress row (a DROP of an empty table frees its root page and nothing else).
+/// each batch's rows leave the old table's indexes as they leave the table, and the table
+/// is dropped only once it is empty, in the last transaction, together with the step's
+/// progress row (a DROP of an empty table frees its indexes' and its own root pages and
+/// nothing else).
 ///
 /// The database is already at version N while this runs: a launch killed here leaves a
 /// `purge` progress row, and the next launch finishes it (`TableRebuild.finishPendingPurge`)

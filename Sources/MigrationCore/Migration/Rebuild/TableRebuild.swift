@@ -10,16 +10,19 @@ import CSQLite
 /// in the step's `_preflight_progress` row, in the same transaction as the work it
 /// describes:
 ///
-/// 1. create: `_preflight_new_<table>` from `columns` and `options`, and the high-water
-///    key (the old table's greatest key when the copy began); phase `copy`.
+/// 1. create: `_preflight_new_<table>` from `columns` and `options`, with the new
+///    table's indexes under provisional names (`_preflight_newidx_<index>`), and the
+///    high-water key (the old table's greatest key when the copy began); phase `copy`.
 /// 2. copy: `batch_rows` keys per transaction, in key order; the cursor is the last key
-///    a committed batch covered.
+///    a committed batch covered. Each batch adds its rows to the new indexes too: an index
+///    built at the swap would sort the whole table in one transaction.
 /// 3. swap: one `BEGIN IMMEDIATE` transaction renames the old table out of the way
-///    (`_preflight_old_<table>`, intact until the version bump) and the new one into
-///    place, recreates indexes and triggers, carries the AUTOINCREMENT counter, checks
-///    views and foreign keys and sets `user_version`; phase `purge`.
+///    (`_preflight_old_<table>`, intact until the version bump, its indexes renamed to
+///    `_preflight_oldidx_<index>`) and the new one and its indexes into place, recreates
+///    triggers, carries the AUTOINCREMENT counter, checks views and foreign keys and sets
+///    `user_version`; phase `purge`. Nothing in it grows with the table.
 /// 4. purge: after the bump, the old table is emptied in batches of `batch_rows` keys and
-///    dropped once empty (`OldTablePurge`).
+///    dropped once empty, its indexes with it (`OldTablePurge`).
 ///
 /// Each part is announced (`phase_started`), so that a launch killed in it can be told
 /// where it died.
@@ -35,6 +38,10 @@ struct TableRebuild: StepExecutor {
     static let purgePhase = ChunkPhase.purge.rawValue
     /// Prefix of the name the new table has until the swap.
     static let newPrefix = ProgressStore.internalPrefix + "new_"
+    /// Prefixes of the names the new table's indexes have until the swap, and the old
+    /// table's after it.
+    static let newIndexPrefix = ProgressStore.internalPrefix + "newidx_"
+    static let oldIndexPrefix = ProgressStore.internalPrefix + "oldidx_"
 
     func run(_ context: StepContext) throws(SQLiteError) -> StepWork {
         let connection = context.connection
@@ -125,6 +132,11 @@ struct TableRebuild: StepExecutor {
         let progress = try connection.chunkTransaction { () throws(SQLiteError) -> ProgressStore.Progress in
             try connection.runPlanStatement(
                 "CREATE TABLE \(SQLText.quote(newName))(\(rebuild.columns))\(rebuild.options.map { " " + $0 } ?? "")")
+            // On the empty table: each copied batch then adds its own entries.
+            for index in try newIndexes(of: old, connection) {
+                try connection.runPlanStatement(
+                    index.storedSQL(name: TableRebuild.newIndexPrefix + index.name, table: newName))
+            }
             let highWater = try KeyRanges(table: old, rows: 1, connection: connection).lastKey()
             let progress = ProgressStore.Progress(
                 step: context.step.version, definition: context.step.definitionHash, phase: TableRebuild.copyPhase,
@@ -241,21 +253,33 @@ struct TableRebuild: StepExecutor {
         let connection = context.connection
         let oldName = OldTablePurge.prefix + old.name
         // > 3. Remember the format of all indexes, triggers, and views associated with table X.
-        let indexes = try old.indexes(connection)
+        let newIndexes = try newIndexes(of: old, connection)
         let triggers = try old.triggers(connection)
         let brokenViews = try ViewCheck.brokenViews(connection)
         // Their names must be free for the new table's; the old table keeps its rows.
         for trigger in triggers { try connection.execute("DROP TRIGGER \(SQLText.quote(trigger.name))") }
-        for index in indexes { try connection.execute("DROP INDEX \(SQLText.quote(index.name))") }
         // > 6. Drop the old table X — here: renamed out of the way, emptied after the bump.
         try connection.execute("ALTER TABLE \(old.quotedName) RENAME TO \(SQLText.quote(oldName))")
         // > 7. Change the name of new_X to X using: ALTER TABLE new_X RENAME TO X.
         try connection.execute("ALTER TABLE \(SQLText.quote(newName)) RENAME TO \(old.quotedName)")
         // > 8. Use CREATE INDEX, CREATE TRIGGER, and CREATE VIEW to reconstruct indexes,
         // > triggers, and views associated with table X.
+        // The indexes were built with the copy; they change names only. The old table's
+        // go with it to the purge, and the new table's take the names and the statements
+        // a fresh CREATE INDEX would have stored.
+        let oldIndexes = try TableSchema.require(oldName, connection).indexes(connection)
+        var renames: [IndexRename] = []
+        for index in oldIndexes {
+            let renamed = TableRebuild.oldIndexPrefix + index.name
+            let statement = try IndexStatement(index.sql, context: "index \"\(index.name)\" of \(old.quotedName)")
+            renames.append(IndexRename(from: index.name, to: renamed, sql: statement.storedSQL(name: renamed)))
+        }
+        for index in newIndexes {
+            renames.append(IndexRename(from: TableRebuild.newIndexPrefix + index.name, to: index.name, sql: index.storedSQL()))
+        }
+        try connection.renameIndexes(renames)
         // The plan's statements, or the file's own (as untrusted as the plan's): one
         // statement each, confined.
-        for sql in rebuild.indexes ?? indexes.map(\.sql) { try connection.runPlanStatement(sql) }
         for sql in rebuild.triggers ?? triggers.map(\.sql) { try connection.runPlanStatement(sql) }
         try carryAutoincrementCounter(table: old.name, from: oldName, connection)
         // > 9. If any views refer to table X in a way that is affected by the schema change,
@@ -267,6 +291,24 @@ struct TableRebuild: StepExecutor {
         // > PRAGMA foreign_key_check to verify that the schema change did not break any
         // > foreign key constraints.
         if checkForeignKeys { try ForeignKeyCheck.verify(table: old.name, connection) }
+    }
+
+    /// The indexes the rebuilt table gets: the plan's `indexes`, or else the old table's own.
+    /// Each must be on the rebuilt table, since it is built on the new one during the copy.
+    private func newIndexes(of old: TableSchema, _ connection: Connection) throws(SQLiteError) -> [IndexStatement] {
+        var statements: [String]
+        if let planned = rebuild.indexes { statements = planned } else { statements = try old.indexes(connection).map(\.sql) }
+        var indexes: [IndexStatement] = []
+        for (offset, sql) in statements.enumerated() {
+            let index = try IndexStatement(sql, context: "rebuild of \(old.quotedName), index \(offset + 1)")
+            guard index.table.asciiLowercased() == old.name.asciiLowercased() else {
+                throw SQLiteError(
+                    code: SQLITE_ERROR,
+                    message: "rebuild of \(old.quotedName): index \"\(index.name)\" is on \"\(index.table)\"; a rebuild's indexes must be on the rebuilt table")
+            }
+            indexes.append(index)
+        }
+        return indexes
     }
 
     /// Dropping a table deletes its `sqlite_sequence` row; RENAME moves it with the table.
