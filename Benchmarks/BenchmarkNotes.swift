@@ -23,22 +23,29 @@ enum BenchmarkNotes {
     ]
 
     /// The floor of any rebuild whose every transaction holds at most `batchRows` rows of
-    /// the table, as SQL for the CLI: the copy in committed batches of key ranges; one
-    /// transaction that drops the old index, puts the new table in place under a new name
-    /// for the old one, recreates the index and sets the version; then the old table
-    /// deleted in committed batches of key ranges, and the emptied table dropped.
+    /// the table, as SQL for the CLI: the new table with its index (empty, under a
+    /// provisional name); the copy in committed batches of key ranges, each adding its
+    /// rows to the index; one transaction that puts the new table in place under the old
+    /// one's name, the old table out of the way, gives both indexes their names (schema
+    /// rows only) and sets the version; then the old table deleted in committed batches of
+    /// key ranges, its index with it, and the emptied table dropped.
     static func batchedRebuildScript(rows: Int, batchRows: Int) -> String {
         let ranges = stride(from: 0, to: rows, by: batchRows).map { "id > \($0) AND id <= \($0 + batchRows)" }
         let copy = ranges.map { "BEGIN IMMEDIATE; INSERT INTO new_notes SELECT \(select) FROM notes WHERE \($0); COMMIT;" }
         let purge = ranges.map { "BEGIN IMMEDIATE; DELETE FROM old_notes WHERE \($0); COMMIT;" }
         return """
+            BEGIN IMMEDIATE;
             CREATE TABLE new_notes(\(newColumns));
+            CREATE INDEX new_idx_notes_updated ON new_notes(updated_at);
+            COMMIT;
             \(copy.joined(separator: "\n"))
             BEGIN IMMEDIATE;
-            DROP INDEX idx_notes_updated;
             ALTER TABLE notes RENAME TO old_notes;
             ALTER TABLE new_notes RENAME TO notes;
-            CREATE INDEX idx_notes_updated ON notes(updated_at);
+            PRAGMA writable_schema = ON;
+            UPDATE sqlite_schema SET name = 'old_idx_notes_updated', sql = 'CREATE INDEX old_idx_notes_updated ON "old_notes"(updated_at)' WHERE name = 'idx_notes_updated';
+            UPDATE sqlite_schema SET name = 'idx_notes_updated', sql = 'CREATE INDEX idx_notes_updated ON notes(updated_at)' WHERE name = 'new_idx_notes_updated';
+            PRAGMA writable_schema = RESET;
             PRAGMA user_version = 2;
             COMMIT;
             \(purge.joined(separator: "\n"))

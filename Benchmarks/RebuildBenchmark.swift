@@ -11,8 +11,9 @@ import MigrationCore
 /// variants interleaved so that drift of the machine hits them alike.
 ///
 /// Also the floor of any rebuild whose every transaction holds at most 2,000 rows: the
-/// `sqlite3` CLI copying in committed batches of 2,000 rows, swapping, then deleting the
-/// old table in committed batches of 2,000 and dropping it once empty
+/// `sqlite3` CLI copying in committed batches of 2,000 rows into the new table and its
+/// index, swapping (names only), then deleting the old table and its index's entries in
+/// committed batches of 2,000 and dropping it once empty
 /// (`BenchmarkNotes.batchedRebuildScript`; keeping the old table whole until the bump
 /// forbids purging during the copy). The chunked rebuild at `batch_rows` 2,000 is held to
 /// at most 1.15x that floor.

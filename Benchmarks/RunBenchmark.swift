@@ -15,8 +15,9 @@ import MigrationCore
 ///   one `sql` step, against the CLI running it in one transaction;
 /// - `chunked`: the same change as a `rebuild` step at `batch_rows` 2,000, against its
 ///   floor with the same bound on every transaction: the CLI copying in committed batches
-///   of 2,000 rows, swapping, then deleting the old table in committed batches of 2,000
-///   and dropping it (`BenchmarkNotes.batchedRebuildScript`);
+///   of 2,000 rows into the new table and its index, swapping (names only), then deleting
+///   the old table in committed batches of 2,000 and dropping it
+///   (`BenchmarkNotes.batchedRebuildScript`);
 /// - `add-column`: `ADD COLUMN` and `CREATE INDEX` on it, one `sql` step, against the
 ///   CLI in one transaction;
 /// - `backfill`: a `backfill` step rewriting the titles of the first 100,000 rows at
