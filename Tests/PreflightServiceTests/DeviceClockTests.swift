@@ -8,21 +8,6 @@ import Simulation
 /// with the work done, so that a verdict is the same on any machine under any load.
 @Suite("Device clock", .serialized)
 struct DeviceClockTests {
-    /// A phone far slower than any machine that runs the suite: every watchdog below is
-    /// set from its device time, which this machine's speed does not change.
-    private func devices(in directory: TemporaryDirectory) throws -> String {
-        let devices = directory.file("devices")
-        try FileManager.default.createDirectory(atPath: devices, withIntermediateDirectories: true)
-        try Data("""
-            {"name": "slow-phone", "description": "a test phone",
-             "speed": {"cpu": {"geekbench5_single_core": 40},
-                       "storage": {"read_mb_per_s": 50, "write_mb_per_s": 20, "read_latency_us": 200,
-                                   "write_latency_us": 20, "flush_ms": 8},
-                       "start_ms": 50}}
-            """.utf8).write(to: URL(fileURLWithPath: devices + "/slow-phone.json"))
-        return devices
-    }
-
     private func database(in directory: TemporaryDirectory) throws -> String {
         try ItemsFixture.database(at: directory.file("items.db"), rows: 20_000, payloadWidth: 100)
     }
@@ -35,7 +20,7 @@ struct DeviceClockTests {
         _ database: String, plan: String, devices: String, in directory: TemporaryDirectory, _ options: [String] = []
     ) throws -> Report {
         let result = try PreflightProcess.run(
-            ["run", "--db", database, "--plan", plan, "--devices-dir", devices, "--device", "slow-phone"] + options,
+            ["run", "--db", database, "--plan", plan, "--devices-dir", devices, "--device", SlowPhone.name] + options,
             environment: ["TMPDIR": directory.path])
         return try result.decodedReport
     }
@@ -50,7 +35,7 @@ struct DeviceClockTests {
 
     @Test func aRunUnderTwoBusyProcessesEndsAsTheQuietRunDid() throws {
         let directory = TemporaryDirectory("device-clock")
-        let devices = try devices(in: directory)
+        let devices = try SlowPhone.devicesDirectory(in: directory)
         let database = try database(in: directory)
         let plan = try plan(chunked: true, in: directory)
         // A third of the migration's device time: several launches, each killed mid-copy.
@@ -80,7 +65,7 @@ struct DeviceClockTests {
 
     @Test func oneTransactionLongerThanTheWatchdogIsACrashLoopOnTheDevicesTime() throws {
         let directory = TemporaryDirectory("device-clock")
-        let devices = try devices(in: directory)
+        let devices = try SlowPhone.devicesDirectory(in: directory)
         let database = try database(in: directory)
         let plan = try plan(chunked: false, in: directory)
         let watchdog = try unwatchedDeviceMs(database, plan: plan, devices: devices, in: directory) / 2
@@ -95,11 +80,11 @@ struct DeviceClockTests {
 
     @Test func theTextSummarySaysWhichTimesAreModelled() throws {
         let directory = TemporaryDirectory("device-clock")
-        let devices = try devices(in: directory)
+        let devices = try SlowPhone.devicesDirectory(in: directory)
         let database = try database(in: directory)
         let plan = try plan(chunked: true, in: directory)
         let result = try PreflightProcess.run(
-            ["run", "--db", database, "--plan", plan, "--devices-dir", devices, "--device", "slow-phone", "--format", "text"],
+            ["run", "--db", database, "--plan", plan, "--devices-dir", devices, "--device", SlowPhone.name, "--format", "text"],
             environment: ["TMPDIR": directory.path])
         let text = String(decoding: result.stdout, as: UTF8.self)
         #expect(text.contains("clock device: launch and step times are the device's, modelled"))

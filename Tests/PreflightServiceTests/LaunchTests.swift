@@ -52,18 +52,21 @@ struct LaunchTests {
 
     @Test func aChunkedRebuildConvergesOverKilledLaunchesWhereOneTransactionCrashLoops() throws {
         let directory = TemporaryDirectory("launch")
-        // Every transaction of the chunked rebuild holds 500 rows (its swap recreates no
-        // index: the table has none); the watchdog allows a third of the one-transaction
-        // step's work, which a loaded machine's process start takes a share of.
-        let database = try bigDatabase(in: directory, rows: 400_000)
+        // On the slow phone's device clock, so that every launch is cut at the same point
+        // of its work on any machine under any load. Every transaction of the chunked
+        // rebuild holds 500 rows (its swap recreates no index: the table has none); the
+        // watchdog allows a third of the one-transaction launch.
+        let onSlowPhone = try SlowPhone.arguments(in: directory)
+        let database = try bigDatabase(in: directory, rows: 5_000)
         let chunked = try plan(chunked: true, in: directory)
         let single = try plan(chunked: false, in: directory)
 
-        // The change in one transaction, unlimited: how long it takes sets the watchdog.
-        let unlimited = try run(["--db", database, "--plan", single, "--out", directory.file("single.db")], in: directory)
+        // The change in one transaction, unlimited: its launch's device time sets the watchdog.
+        let unlimited = try run(
+            ["--db", database, "--plan", single, "--out", directory.file("single.db")] + onSlowPhone, in: directory)
         #expect(try unlimited.decodedReport.outcome == .completed, "\(unlimited.stderr)")
-        let stepMs = try unlimited.decodedReport.steps.first?.elapsedMs ?? 0
-        let watchdog = max(200, stepMs / 3)
+        #expect(try unlimited.decodedReport.options.clock == .device)
+        let watchdog = try #require(try unlimited.decodedReport.launches.first?.deviceMs) / 3
 
         let reference = try run(["--db", database, "--plan", chunked, "--out", directory.file("reference.db")], in: directory)
         #expect(try reference.decodedReport.outcome == .completed, "\(reference.stderr)")
@@ -71,8 +74,9 @@ struct LaunchTests {
         let killed = try run([
             "--db", database, "--plan", chunked, "--watchdog-ms", String(watchdog), "--launches", "100",
             "--out", directory.file("killed.db"),
-        ], in: directory)
+        ] + onSlowPhone, in: directory)
         let report = try killed.decodedReport
+        #expect(report.options.clock == .device)
         #expect(report.outcome == .completedAfterKills, "\(killed.stderr)")
         #expect(report.launches.count > 1)
         #expect(report.launches.dropLast().allSatisfy { $0.ended == .killed })
@@ -86,7 +90,7 @@ struct LaunchTests {
         // The same change as one transaction never gets past the watchdog.
         let looping = try run([
             "--db", database, "--plan", single, "--watchdog-ms", String(watchdog), "--launches", "5",
-        ], in: directory)
+        ] + onSlowPhone, in: directory)
         let loopingReport = try looping.decodedReport
         #expect(loopingReport.outcome == .crashLoop, "\(looping.stderr)")
         #expect(loopingReport.launches.count == 1)

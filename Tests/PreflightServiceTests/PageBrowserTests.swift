@@ -33,12 +33,18 @@ struct PageBrowserTests {
         var plans = Fixtures.plans
         plans["killdisk"] = Self.killDiskPlan
         let server = try ServerProcess(
-            environment: ["PREFLIGHT_TEST_FAULT": "after_steps=1", "PREFLIGHT_KEEP_SECONDS": "300"], plans: plans)
+            environment: ["PREFLIGHT_TEST_FAULT": "after_steps=1", "PREFLIGHT_KEEP_SECONDS": "300"], plans: plans,
+            devices: Fixtures.devicesWithSlowPhone)
         let database = try Fixtures.notesDatabase(rows: 20, in: fixtures)
+        // A watchdog for the page to draw, on the slow phone's device clock: each launch
+        // takes the same device time on any machine, well inside it, so that the kills are
+        // the fault's alone.
         let posted = curl(
-            server.base + "/v1/migrations?plan=killdisk&keep=1&free_bytes=1000000&space_check=off&watchdog_ms=1500",
+            server.base + "/v1/migrations?plan=killdisk&keep=1&free_bytes=1000000&space_check=off&watchdog_ms=1500"
+                + "&device=\(SlowPhone.name)",
             ["--data-binary", "@" + database])
         let report = try posted.report
+        #expect(report.options.clock == .device)
         #expect(report.outcome == .diskFull)
         let kills = report.launches.filter { $0.ended == .killed }.count
         #expect(kills == 2)

@@ -1,6 +1,7 @@
 import Foundation
 import Simulation
 import Testing
+import TestSupport
 
 /// The real `preflight serve` on an ephemeral loopback port, in a private temporary
 /// directory with its own plans, devices and job directory; driven with /usr/bin/curl.
@@ -254,6 +255,9 @@ enum Fixtures {
     static let devices = [
         "phone": #"{"name": "phone", "description": "a test phone", "watchdog_ms": 20000, "launches": 3}"#
     ]
+
+    /// `devices` and the slow phone, for jobs whose watchdog counts the device's time.
+    static let devicesWithSlowPhone = devices.merging([SlowPhone.name: SlowPhone.profile]) { _, slow in slow }
 
     /// A database at version 1 of the notes plan with `rows` rows.
     static func notesDatabase(rows: Int = 20, in directory: String, name: String = "notes-v1.db") throws -> String {
