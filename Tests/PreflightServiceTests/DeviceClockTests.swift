@@ -78,6 +78,30 @@ struct DeviceClockTests {
         #expect(step.device.map { $0.cpuMs > 0 && $0.writeMs > 0 } == true)
     }
 
+    /// SQLite counts a statement's instructions only when its step returns: a statement that
+    /// never returns must still move the clock, or its launch would never meet the watchdog.
+    @Test func aStatementThatNeverEndsIsKilledAtTheDevicesDeadline() throws {
+        let directory = TemporaryDirectory("device-clock")
+        let devices = try SlowPhone.devicesDirectory(in: directory)
+        let database = try FixtureDatabase.create(
+            at: directory.file("endless.db"), sql: "CREATE TABLE t(x INTEGER); PRAGMA user_version = 1")
+        let plan = directory.file("endless.json")
+        try Data("""
+            {"name": "endless", "steps": [
+              {"version": 1, "name": "t", "sql": "CREATE TABLE t(x INTEGER)"},
+              {"version": 2, "name": "count forever", "sql": "INSERT INTO t SELECT count(*) FROM (WITH RECURSIVE c(x) AS (SELECT 1 UNION ALL SELECT x + 1 FROM c) SELECT x FROM c)"}]}
+            """.utf8).write(to: URL(fileURLWithPath: plan))
+        // The run's own time limit ends the test if the clock never reaches the deadline.
+        let report = try run(
+            database, plan: plan, devices: devices, in: directory,
+            ["--watchdog-ms", "1000", "--launches", "2", "--max-seconds", "120"])
+        #expect(report.outcome == .crashLoop)
+        let launch = try #require(report.launches.first)
+        #expect(launch.ended == .killed)
+        let deviceMs = try #require(launch.deviceMs)
+        #expect(deviceMs >= 1000 && deviceMs <= 1010, "killed at \(deviceMs) device ms")
+    }
+
     @Test func theTextSummarySaysWhichTimesAreModelled() throws {
         let directory = TemporaryDirectory("device-clock")
         let devices = try SlowPhone.devicesDirectory(in: directory)

@@ -159,10 +159,12 @@ import TestSupport
         try JSONSerialization.data(withJSONObject: plan).write(to: URL(fileURLWithPath: planPath))
         let database = try FixtureDatabase.create(
             at: directory.file("a.db"), sql: "CREATE TABLE t(x); INSERT INTO t VALUES (1); PRAGMA user_version = 1;")
-        // Two launches of 1 s each fit well within the 6 s; a replay of step 2 would not.
+        // Each launch is killed at one second of the slow phone's time; a replay of step 2
+        // would run until the job's time limit.
         let result = try PreflightProcess.run(
-            ["run", "--db", database, "--plan", planPath, "--watchdog-ms", "1000", "--launches", "2"],
-            environment: ["PREFLIGHT_MAX_JOB_SECONDS": "6"])
+            ["run", "--db", database, "--plan", planPath, "--watchdog-ms", "1000", "--launches", "2"]
+                + SlowPhone.arguments(in: directory),
+            environment: ["PREFLIGHT_MAX_JOB_SECONDS": "120"])
         let report = try result.decodedReport
         #expect(report.outcome == .crashLoop, "\(result.stderr)")
         #expect(report.failure?.kind == "watchdog", "\(String(describing: report.failure))")

@@ -48,8 +48,14 @@ public protocol WorkMeter: AnyObject {
     func sqliteWorked()
 }
 
-/// Counts one connection's work exactly: the instructions of its finalized statements plus
-/// those of the statements it holds now, and its page cache's hits and misses.
+/// Counts one connection's work: the instructions of its finalized statements plus those of
+/// the statements it holds now, and its page cache's hits and misses.
+///
+/// SQLite adds a statement's instructions to `SQLITE_STMTSTATUS_VM_STEP` only when
+/// `sqlite3_step` returns, so a statement still running (a `CREATE INDEX`, a recursive query
+/// that never ends) would show none of its work. The progress handler's reports fill that
+/// gap: each one counts `reportInterval` instructions in flight, until the statement's own
+/// count settles them. The count is then exact again, and never ran ahead of SQLite's.
 public final class SQLiteWorkCounter {
     /// How many instructions SQLite runs between two reports to the meter: small enough that
     /// the meter sees a deadline pass within a fraction of a batch, large enough that the
@@ -62,6 +68,11 @@ public final class SQLiteWorkCounter {
     private var finished = SQLiteWork()
     /// The totals when the connection closed (the handle can no longer be asked).
     private var closedTotal: SQLiteWork?
+    /// The statements' own counts when the progress handler last reported.
+    private var settled = SQLiteWork()
+    /// Instructions reported by the progress handler since then, which no statement's own
+    /// count holds yet.
+    private var inFlight: Int64 = 0
 
     init(handle: OpaquePointer, meter: WorkMeter) {
         self.handle = handle
@@ -72,14 +83,27 @@ public final class SQLiteWorkCounter {
     public var total: SQLiteWork {
         if let closedTotal { return closedTotal }
         guard let handle else { return SQLiteWork() }
+        var work = settle()
+        work.vmSteps += inFlight
+        work.cacheHits = Self.status(handle, SQLITE_DBSTATUS_CACHE_HIT)
+        work.cacheMisses = Self.status(handle, SQLITE_DBSTATUS_CACHE_MISS)
+        return work
+    }
+
+    /// The statements' own counts; once they have grown (a step returned, and its count holds
+    /// what was in flight), the reports in flight are dropped.
+    private func settle() -> SQLiteWork {
+        guard let handle else { return settled }
         var work = finished
         var statement = sqlite3_next_stmt(handle, nil)
         while let current = statement {
             work = work + Self.work(of: current)
             statement = sqlite3_next_stmt(handle, current)
         }
-        work.cacheHits = Self.status(handle, SQLITE_DBSTATUS_CACHE_HIT)
-        work.cacheMisses = Self.status(handle, SQLITE_DBSTATUS_CACHE_MISS)
+        if work.vmSteps != settled.vmSteps {
+            settled = work
+            inFlight = 0
+        }
         return work
     }
 
@@ -101,7 +125,11 @@ public final class SQLiteWorkCounter {
         handle = nil
     }
 
-    func report() { meter.sqliteWorked() }
+    func report() {
+        _ = settle()
+        inFlight += Int64(Self.reportInterval)
+        meter.sqliteWorked()
+    }
 
     private static func status(_ handle: OpaquePointer, _ operation: Int32) -> Int64 {
         var current: Int32 = 0
