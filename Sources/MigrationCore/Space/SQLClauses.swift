@@ -1,5 +1,5 @@
 /// Just enough of a SQL reader to find the clauses of a statement at its top level: the
-/// key list of a CREATE INDEX, the SET and WHERE of an UPDATE, the SELECT of an INSERT.
+/// SET and WHERE of an UPDATE, the source and WHERE of a DELETE.
 ///
 /// The space estimate measures the data a statement will touch by running a read-only
 /// query built from these clauses; SQLite has no API that hands them out. Anything this
@@ -27,27 +27,6 @@ struct SQLClauses {
     }
 
     // MARK: - Clauses of the statements the estimate looks into
-
-    /// `CREATE [UNIQUE] INDEX ... ON table (key, ...) [WHERE condition]`.
-    struct IndexDefinition {
-        var table: String
-        /// The key expressions, without COLLATE and ASC/DESC (they do not change sizes).
-        var keys: [String]
-        var condition: String?
-    }
-
-    func indexDefinition() -> IndexDefinition? {
-        guard let index = firstTopLevel("INDEX"), let on = firstTopLevel("ON", after: index),
-            let open = firstTopLevel("(", after: on), open > on + 1,
-            let close = matchingClose(open)
-        else { return nil }
-        let table = unquotedName(tokens[(on + 1)..<open])
-        let keys = split(from: open + 1, to: close).map { stripOrdering($0) }
-        guard let table, !keys.isEmpty, !keys.contains(where: { $0.isEmpty }) else { return nil }
-        var condition: String?
-        if let whereToken = firstTopLevel("WHERE", after: close) { condition = source(from: whereToken + 1) }
-        return IndexDefinition(table: table, keys: keys, condition: condition)
-    }
 
     /// `[WITH ...] UPDATE [OR x] source SET assignments [WHERE condition] ...` without a FROM.
     struct UpdateDefinition {
@@ -95,50 +74,6 @@ struct SQLClauses {
         return (source(from: from + 1, to: end), condition, delete > 0 ? source(from: 0, to: delete) : nil)
     }
 
-    /// `[WITH ...] INSERT|REPLACE ... INTO table [AS alias] [(columns)] <select> [upsert]`:
-    /// the named columns (nil: all) and the SELECT or VALUES that produces the rows.
-    func insertDefinition() -> (columns: [String]?, rows: String, with: String?)? {
-        guard let verb = firstTopLevel(of: ["INSERT", "REPLACE"]), let into = firstTopLevel("INTO", after: verb) else {
-            return nil
-        }
-        var position = into + 1
-        guard position < tokens.count, [.word, .quoted].contains(tokens[position].kind) else { return nil }
-        position += 1
-        if position + 1 < tokens.count, tokens[position].keyword == "." { position += 2 }
-        if position + 1 < tokens.count, tokens[position].keyword == "AS" { position += 2 }
-        var columns: [String]?
-        if position < tokens.count, tokens[position].keyword == "(", let close = matchingClose(position) {
-            var names: [String] = []
-            for item in splitTokens(from: position + 1, to: close) {
-                guard let name = unquotedName(tokens[item]) else { return nil }
-                names.append(name)
-            }
-            columns = names
-            position = close + 1
-        }
-        guard position < tokens.count, ["SELECT", "VALUES", "WITH"].contains(tokens[position].keyword) else {
-            return nil
-        }
-        var end = tokens.count
-        var search = position
-        while let on = firstTopLevel(of: ["ON", "RETURNING"], after: search) {
-            if tokens[on].keyword == "RETURNING" || (on + 1 < tokens.count && tokens[on + 1].keyword == "CONFLICT") {
-                end = on
-                break
-            }
-            search = on
-        }
-        return (columns, source(from: position, to: end), verb > 0 ? source(from: 0, to: verb) : nil)
-    }
-
-    /// `CREATE TABLE name AS <select>`: the SELECT.
-    func createTableAsSelect() -> String? {
-        guard let table = firstTopLevel("TABLE"), let asToken = firstTopLevel("AS", after: table),
-            firstTopLevel("(", after: table).map({ $0 > asToken }) ?? true
-        else { return nil }
-        return source(from: asToken + 1)
-    }
-
     // MARK: - Token helpers
 
     /// Text from the start of token `start` to the end of the token before `end` (the last
@@ -159,11 +94,6 @@ struct SQLClauses {
         return tokens[(start + 1)...].firstIndex { $0.depth == 0 && keywords.contains($0.keyword) }
     }
 
-    func matchingClose(_ open: Int) -> Int? {
-        let depth = tokens[open].depth
-        return tokens[(open + 1)...].firstIndex { $0.keyword == ")" && $0.depth == depth }
-    }
-
     /// The comma-separated items between tokens `start` and `end` (exclusive), as token ranges.
     func splitTokens(from start: Int, to end: Int) -> [Range<Int>] {
         guard start < end else { return [] }
@@ -176,19 +106,6 @@ struct SQLClauses {
         }
         items.append(itemStart..<end)
         return items.filter { !$0.isEmpty }
-    }
-
-    func split(from start: Int, to end: Int) -> [String] {
-        splitTokens(from: start, to: end).map { source(from: $0.lowerBound, to: $0.upperBound) }
-    }
-
-    /// An index key without trailing ASC/DESC and COLLATE name.
-    private func stripOrdering(_ key: String) -> String {
-        let inner = SQLClauses(key)
-        var end = inner.tokens.count
-        if end > 0, ["ASC", "DESC"].contains(inner.tokens[end - 1].keyword), inner.tokens[end - 1].depth == 0 { end -= 1 }
-        if end >= 2, inner.tokens[end - 2].keyword == "COLLATE", inner.tokens[end - 2].depth == 0 { end -= 2 }
-        return end == 0 ? "" : inner.source(from: 0, to: end)
     }
 
     /// A (possibly schema-qualified) name spelled by `slice`, without quotes and schema.
