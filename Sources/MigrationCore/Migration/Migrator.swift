@@ -176,9 +176,9 @@ public final class Migrator {
                 return StepStop(ending: stop(step, .failed, tooOld, stepStart: stepStart, emit: emit), abandoned: false)
             }
             // Only when there is a free-space limit for it to refuse the step against: the
-            // estimate reads every page of the tables the step touches (about 0.1 s per
-            // 100 MB), work that only the refusal needs, and that would otherwise only
-            // lengthen the launch the watchdog times.
+            // estimate reads every page of the tables the step touches, work that only the
+            // refusal needs, and that would otherwise only lengthen the launch the watchdog
+            // times.
             let free = settings.spaceCheck == .estimate ? spaceMeter?.freeBytes() : nil
             let estimate = free == nil ? nil : SpaceEstimator(connection: context.connection).estimate(step)
             try context.checkpoint(.stepStarting(version: step.version))

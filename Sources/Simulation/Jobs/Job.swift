@@ -53,8 +53,7 @@ public struct JobInput: Sendable {
     /// Copies the database and its WAL to the new files `copy`, inside the kernel; when
     /// `durable` (`copyFile`), on the disk when this returns: the device's file is on its
     /// disk before the app starts, and a copy still in the page cache was written by the
-    /// first launch's first sync, inside that launch's watchdog budget (131 MB: about
-    /// 100 ms of a 240 ms backfill here).
+    /// first launch's first sync, inside that launch's watchdog budget.
     func copy(to copy: DatabaseFiles, durable: Bool = true) throws(FileError) {
         try copyFile(database, to: copy.path, durable: durable)
         if let wal = existingWAL { try copyFile(wal, to: copy.wal, durable: durable) }
@@ -65,7 +64,7 @@ public struct JobInput: Sendable {
     /// header shows the file at the target already, under a runner that keeps its version
     /// there, with no WAL that could hold a newer one: then no step runs, a launch on an
     /// existing file keeps its journal mode, and no launch syncs; the sync would only
-    /// keep the rehearsal waiting (130 ms for 131 MB here). (Unless the file holds
+    /// keep the rehearsal waiting. (Unless the file holds
     /// Preflight's own unfinished work, which only SQL can see: the runner syncs the copy
     /// when the inspection finds some.)
     func launchesMayWrite(header: HeaderReading, plan: Plan, target: Int) -> Bool {

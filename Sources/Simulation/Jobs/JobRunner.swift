@@ -17,8 +17,8 @@ public final class JobRunner: Sendable {
     }
 
     /// Runs `job` to its end (this can take minutes) and answers its report.
-    /// `progress` gets one line per step as it settles, for people watching a terminal;
-    /// without it, the worker's events are decoded only once, after each launch.
+    /// The worker's events are decoded as they arrive; `progress` also gets one line per
+    /// step as it settles, for people watching a terminal.
     public func run(_ job: Job, cancellation: JobCancellation, progress: ((String) -> Void)? = nil) -> JobResult {
         var run = JobRun(
             job: job,
@@ -576,10 +576,9 @@ struct JobRun {
 
     /// Copies the upload (and its WAL) to the work copy inside the kernel, in place of any
     /// earlier one, and answers the milliseconds it took. The hash of the upload comes
-    /// after (`UploadReading`, beside the launches): on a 300 MB file the whole `preflight
-    /// run` took as long with the hash on a second thread during the copy (medians of 10
-    /// runs each, 1.91 s and 1.87 s, within the noise of a shared 2-core machine), and less
-    /// than reading, hashing and writing in one pass (2.8 s).
+    /// after (`UploadReading`, beside the launches): hashing during the copy gained nothing,
+    /// and one pass that reads, hashes and writes cost more than the kernel's copy (the
+    /// performance doc has the figures).
     private static func makeWorkCopy(_ job: Job, durable: Bool) throws -> Int {
         let manager = FileManager.default
         let work = job.directory.work

@@ -30,8 +30,7 @@ struct WorkerLauncher {
     }
 
     /// A worker process started ahead of its turn, waiting for its go: by then it has
-    /// loaded its binary and confined itself (some 10 ms of an 80 MB binary's start), so
-    /// that this is not on the job's path. Run it once (`run(_:)`), or `discard()` it.
+    /// loaded its binary and confined itself, so that this is not on the job's path. Run it once (`run(_:)`), or `discard()` it.
     final class Started {
         let task: Worker.Task
         fileprivate let child: ChildProcess

@@ -256,7 +256,7 @@ public struct PhaseTimings: Sendable, Codable, Equatable {
     /// SHA-256 of the upload (read from the page cache, after the copy).
     public var hashMs: Int?
     /// The upload (and its WAL) copied to the work copy by the kernel (copy_file_range),
-    /// until the copy is on the disk.
+    /// until the copy is on the disk when a launch may write to it (`Job.launchesMayWrite`).
     public var copyMs: Int?
     /// The inspecting worker: the header read by SQLite, the tables and their row counts.
     public var countMs: Int?

@@ -6,8 +6,8 @@ import Foundation
 /// sync at the end finds most of the file written already.
 ///
 /// A thread, not the writer itself, because starting the writeback waits whenever the
-/// disk's queue is full: on the copying thread it made a 131 MB copy take 91-131 ms
-/// instead of 52-64.
+/// disk's queue is full: on the copying thread it made a large copy take about twice as
+/// long.
 final class WriteBehind: @unchecked Sendable {
     private let descriptor: Int32
     private let condition = NSCondition()

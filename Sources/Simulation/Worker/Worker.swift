@@ -126,8 +126,8 @@ public enum Worker {
     /// the file, so that launch 1 finds the file exactly as the device had it. Reading the
     /// schema finds what is not a database, encrypted or truncated (SQLite compares the
     /// header's page count with the file's); damage inside pages is looked for only
-    /// after a run met some (`check`): a quick_check reads every page, a third of a second
-    /// per 100 MB, as long as many a migration takes.
+    /// after a run met some (`check`): a quick_check reads every page, which takes as long
+    /// as many a migration.
     private static func inspect(_ path: String, inPlace: Bool, plan: Plan) -> WorkerReport {
         do {
             // In place (the upload itself, which came without a WAL): immutable, so that
