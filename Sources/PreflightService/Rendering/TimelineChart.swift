@@ -11,9 +11,6 @@ import Simulation
 enum TimelineChart {
     static let width = 800.0
     static let rowHeight = 34.0
-    static let left = 110.0
-    static let right = 20.0
-    static let top = 34.0
 
     static func svg(_ report: Report) -> String {
         let launches = report.launches
@@ -22,13 +19,13 @@ enum TimelineChart {
         let deadline = clock.deadline
         let longest = launches.map(clock.length).max() ?? 0
         let span = max(1, max(longest, deadline ?? 0) * 1.08)
-        let plotWidth = width - left - right
-        func x(_ ms: Double) -> Double { left + min(ms, span) / span * plotWidth }
-        let height = top + Double(launches.count) * rowHeight + 28
-        var parts: [String] = []
-        parts.append(
-            "<svg id=\"timeline\" viewBox=\"0 0 \(Int(width)) \(Int(height))\" role=\"img\" "
-                + "aria-label=\"launch timeline\" xmlns=\"http://www.w3.org/2000/svg\" font-size=\"15\">")
+        // The plot's height grows with the launches: one row each, and the axis's labels.
+        let frame = PlotFrame(
+            id: "timeline", label: "launch timeline", width: width, height: 34 + Double(launches.count) * rowHeight + 28,
+            left: 110, right: 20, top: 34, bottom: 28)
+        let left = frame.left, top = frame.top
+        func x(_ ms: Double) -> Double { left + min(ms, span) / span * frame.plotWidth }
+        var parts = [frame.open]
         for (row, launch) in launches.enumerated() {
             let y = top + Double(row) * rowHeight
             let end = clock.length(of: launch)
@@ -67,24 +64,19 @@ enum TimelineChart {
                         + "r=\"6\" fill=\"#c62828\"><title>failed at \(Int(end)) ms</title></circle>")
             }
         }
-        let axisY = top + Double(launches.count) * rowHeight
-        parts.append(
-            "<line x1=\"\(HTMLText.coordinate(left))\" y1=\"\(HTMLText.coordinate(axisY))\" "
-                + "x2=\"\(HTMLText.coordinate(width - right))\" y2=\"\(HTMLText.coordinate(axisY))\" stroke=\"#999\"/>")
-        parts.append("<text x=\"\(HTMLText.coordinate(left))\" y=\"\(HTMLText.coordinate(axisY + 18))\">0</text>")
-        parts.append(
-            "<text x=\"\(HTMLText.coordinate(width - right))\" y=\"\(HTMLText.coordinate(axisY + 18))\" "
-                + "text-anchor=\"end\">\(ReportRendering.duration(ms: Int(span)))</text>")
+        let axisY = frame.plotBottom
+        parts.append(frame.horizontalAxis)
+        parts.append(frame.text("0", x: left, y: axisY + 18))
+        parts.append(frame.text(ReportRendering.duration(ms: Int(span)), x: frame.plotRight, y: axisY + 18, anchor: "end"))
         if let deadline {
             let dx = x(deadline)
             parts.append(
-                "<g class=\"watchdog-line\"><line x1=\"\(HTMLText.coordinate(dx))\" y1=\"\(HTMLText.coordinate(top - 8))\" "
-                    + "x2=\"\(HTMLText.coordinate(dx))\" y2=\"\(HTMLText.coordinate(axisY))\" stroke=\"#c62828\" "
-                    + "stroke-width=\"2\" stroke-dasharray=\"6 4\"/><text x=\"\(HTMLText.coordinate(dx - 4))\" "
-                    + "y=\"\(HTMLText.coordinate(top - 10))\" text-anchor=\"end\" fill=\"#c62828\">watchdog "
-                    + "\(ReportRendering.duration(ms: Int(deadline)))</text></g>")
+                "<g class=\"watchdog-line\">" + frame.verticalLimit(at: dx, from: top - 8, to: axisY)
+                    + frame.text(
+                        "watchdog \(ReportRendering.duration(ms: Int(deadline)))", x: dx - 4, y: top - 10, anchor: "end",
+                        extra: " fill=\"\(PlotFrame.limitColor)\"") + "</g>")
         }
-        parts.append("</svg>")
+        parts.append(PlotFrame.close)
         return parts.joined(separator: "\n")
     }
 
