@@ -53,11 +53,11 @@ struct JobRun {
     var killSweep: SweepReport?
     var diskFullSweep: SweepReport?
     /// What only the report needs from the upload, read on a second core while the run goes on.
-    private var reading: BackgroundTask<UploadReading>?
+    var reading: BackgroundTask<UploadReading>?
     /// Workers started ahead of their turn, so that their process start overlaps the copy
     /// (launch 1) or the launches (the verification) instead of coming after them.
-    private var firstLaunch: WorkerLauncher.Started?
-    private var verifier: WorkerLauncher.Started?
+    var firstLaunch: WorkerLauncher.Started?
+    var verifier: WorkerLauncher.Started?
 
     init(job: Job, launcher: WorkerLauncher, progress: ((String) -> Void)?) {
         self.job = job
@@ -90,171 +90,6 @@ struct JobRun {
         case .failure(let error):
             return stop(.failed, Failure(kind: "internal", message: "cannot hash the upload: \(error)"))
         }
-    }
-
-    private mutating func rehearse() -> Outcome {
-        warnings = CompatibilityWarnings.check(
-            plan: job.plan, target: target, device: job.device, sqliteCheck: job.options.sqliteCheck)
-        // 1. The header, from the bytes alone, with the WAL that came with them (the
-        // job's copies carry no journal).
-        let header = DatabaseHeader.read(path: job.input.database, journal: nil, wal: job.input.existingWAL)
-        var walCheck: (wal: String, database: DatabaseHeader)?
-        switch header {
-        case .invalid(let reason):
-            // Best effort: the bytes are already known not to be a database (perhaps not
-            // readable at all); the hash only identifies the upload.
-            let hashing = ContinuousClock.now
-            input.sha256 = (try? sha256OfFile(job.input.database)) ?? ""
-            phases.hashMs = milliseconds(ContinuousClock.now - hashing)
-            return stop(.invalidDatabase, Failure(kind: Failure.Kind.invalidDatabase, message: reason))
-        case .empty:
-            input.userVersion = 0
-            input.applicationID = 0
-        case .database(let fields):
-            input.sqliteHeaderValid = true
-            input.userVersion = Int(fields.userVersion)
-            input.applicationID = fields.applicationID
-            input.pageSize = fields.pageSize
-            input.journalMode = fields.isWAL ? "wal" : "delete"
-            if fields.isWAL && job.input.existingWAL == nil {
-                warnings.append(Warning(
-                    code: "wal_missing", step: nil,
-                    message: "the file's header says WAL mode, but no -wal file came with it: whatever the app had committed since the last checkpoint is not in this rehearsal; upload the database together with its -wal (multipart part \"wal\", or --wal)"))
-            }
-            // It reads the whole WAL (its checksums): beside the run, with the hash.
-            walCheck = job.input.existingWAL.map { ($0, fields) }
-        }
-        // 2. The workers' instructions, which every worker reads at its start; the work
-        // copy, made on a second thread; and what the file holds before anything runs,
-        // read by a worker (this is SQL on the upload). Without a WAL the worker reads the
-        // upload's main file where it lies, immutable (SQLite writes nothing, not beside it
-        // either), while the copy is made: both read the same bytes and neither waits for
-        // the other. A WAL is read only through a -shm made beside the database, and
-        // nothing is made beside the upload: then the worker reads the work copy, once it
-        // is made. Launch 1's worker starts during the copy too and waits for its go (so
-        // does that inspector), its process start and its instructions done by the time
-        // the copy is.
-        do {
-            try writeInstructions(tablesBefore: nil)
-        } catch {
-            return stop(.failed, Failure(kind: "internal", message: "cannot prepare the job directory: \(error)"))
-        }
-        let durable = job.input.launchesMayWrite(header: header, plan: job.plan, target: target)
-        let copying = BackgroundTask { [job] in try JobRun.makeWorkCopy(job, durable: durable) }
-        let readsInPlace = job.input.existingWAL == nil
-        let inspector: WorkerLauncher.Started?
-        do {
-            inspector = header == .empty
-                ? nil : try launcher.start(.inspect, extraArguments: readsInPlace ? ["--input", job.input.database] : [])
-        } catch {
-            return stop(.failed, workerStartFailure(error))
-        }
-        var inspectRun = readsInPlace ? inspector.map { inspect($0) } : nil
-        // After an inspection in place, in what is left of the copy: the two started
-        // together took from the copy's thread about what they saved.
-        do {
-            firstLaunch = try launcher.start(.migrate, extraArguments: launchArguments(1))
-        } catch {
-            return stop(.failed, workerStartFailure(error))
-        }
-        switch copying.wait() {
-        case .success(let copyMs):
-            phases.copyMs = copyMs
-            hasWorkCopy = true
-        case .failure(let error):
-            return stop(.failed, Failure(kind: "internal", message: "cannot prepare the job directory: \(error)"))
-        }
-        if !readsInPlace { inspectRun = inspector.map { inspect($0) } }
-        let initialBytes = workCopyBytes
-        space.initialBytes = initialBytes
-        space.freeBytes = job.options.freeBytes
-        let quota = job.options.freeBytes.map { initialBytes + $0 }
-        guard SpaceStats.create(path: job.directory.spaceStats, quotaBytes: quota) == 0 else {
-            return stop(.failed, Failure(kind: "internal", message: "cannot create the space stats file in the job directory"))
-        }
-        // 3. What only the report needs from the upload, its hash and its WAL's check, on
-        // a second core through the launches: this thread reads the upload, the workers
-        // the work copy, and neither waits for the other. (Not beside the copy and the
-        // inspection, which keep both cores busy already.)
-        reading = BackgroundTask { [job, walCheck] in try UploadReading.read(job.input.database, walCheck: walCheck) }
-        if let inspectRun {
-            let inspected: WorkerReport?
-            switch inspectRun {
-            case .success(let report): inspected = report
-            case .failure(let timeLimit): return stop(.failed, timeLimitFailure(timeLimit.phase))
-            }
-            guard let inspection = inspected else {
-                return stop(.invalidDatabase, Failure(
-                    kind: Failure.Kind.invalidDatabase, message: "SQLite crashed while reading the file"))
-            }
-            guard inspection.readable == "ok" else {
-                return stop(.invalidDatabase, Failure(
-                    kind: Failure.Kind.invalidDatabase, message: inspection.readable ?? "SQLite cannot read the file"))
-            }
-            input.tables = inspection.tables
-            UncountedTableWarnings.add(inspection.uncountedTables, place: "in the input", to: &warnings)
-            if warnings.contains(where: { $0.code == "wal_missing" }), inspection.tables?.isEmpty ?? true {
-                warnings.append(Warning(
-                    code: "wal_schema_missing", step: nil,
-                    message: "the main file of this WAL-mode database holds no tables yet: its schema and rows may live only in the missing -wal file, so this runs as a fresh install; upload the -wal too"))
-            }
-            input.journalMode = inspection.journalMode ?? input.journalMode
-            // Without the counts in the instructions, the verifier's rows_lost would compare
-            // with nothing and pass: a job that cannot hand them over fails instead.
-            do {
-                try writeInstructions(tablesBefore: inspection.tables, startVersion: inspection.point?.version)
-            } catch {
-                return stop(.failed, Failure(
-                    kind: "internal",
-                    message: "cannot hand the input's row counts to the workers, so lost rows could not be checked: \(error)"))
-            }
-            // A file at its target that holds Preflight's own unfinished work (the purge a
-            // killed launch left): launch 1 finishes it, so it writes after all.
-            if !durable, inspection.point?.pendingStep != nil {
-                do {
-                    try syncFile(job.directory.work.path)
-                } catch {
-                    return stop(.failed, Failure(kind: "internal", message: "cannot prepare the job directory: \(error)"))
-                }
-            }
-        } else {
-            input.tables = [:]
-        }
-        // 4. Launches, with the verifying worker started beside the first.
-        do {
-            verifier = try launcher.start(.verify)
-        } catch {
-            return stop(.failed, workerStartFailure(error))
-        }
-        let launching = ContinuousClock.now
-        let sampler = SpaceSampler(statsPath: job.directory.spaceStats, started: launching)
-        let migrated = launchUntilSettled()
-        space.samples = sampler.stop()
-        phases.launchesMs = milliseconds(ContinuousClock.now - launching)
-        if let migrated { return migrated }
-        // 5. Verification of the target.
-        let verification: WorkerReport?
-        let verifying = ContinuousClock.now
-        do {
-            verification = try runReportingWorker(verifier.take() ?? launcher.start(.verify))
-        } catch let timeLimit as OutOfJobTime {
-            return stopAfterMigration(.failed, timeLimitFailure(timeLimit.phase), state: nil)
-        } catch {
-            return stop(.failed, workerStartFailure(error))
-        }
-        phases.verifyMs = milliseconds(ContinuousClock.now - verifying)
-        guard let verification, let verified = verification.final else {
-            return stop(.failed, Failure(kind: Failure.Kind.workerCrashed, message: "the verification worker crashed"))
-        }
-        final = verified
-        UncountedTableWarnings.add(verification.uncountedTables, place: "after the run", to: &warnings)
-        ledger.settle(reachedVersion: target)
-        let problems = verification.problems ?? []
-        if !problems.isEmpty {
-            failure = Failure(kind: Failure.Kind.verification, message: problems.joined(separator: "; "))
-            return .verificationFailed
-        }
-        return sweep(after: launches.count > 1 ? .completedAfterKills : .completed)
     }
 
     // MARK: - Launches
@@ -406,7 +241,7 @@ struct JobRun {
     }
 
     /// The `migrate` worker's arguments for launch `number`.
-    private func launchArguments(_ number: Int) -> [String] {
+    func launchArguments(_ number: Int) -> [String] {
         ["--launch", String(number)] + (injectedFault?.arguments ?? [])
     }
 
@@ -420,7 +255,7 @@ struct JobRun {
             phase: phase.rawValue)
     }
 
-    private func workerStartFailure(_ error: Error) -> Failure {
+    func workerStartFailure(_ error: Error) -> Failure {
         Failure(kind: "internal", message: "cannot start a worker: \(error)")
     }
 
@@ -488,7 +323,7 @@ struct JobRun {
     // MARK: - Ending
 
     /// Ends the run before any launch changed the work copy.
-    private mutating func stop(_ outcome: Outcome, _ failure: Failure) -> Outcome {
+    mutating func stop(_ outcome: Outcome, _ failure: Failure) -> Outcome {
         self.failure = failure
         return outcome
     }
@@ -505,7 +340,7 @@ struct JobRun {
     }
 
     /// Ends a run with the state of the file a worker read (nil when none could be read).
-    private mutating func stopAfterMigration(_ outcome: Outcome, _ failure: Failure, state: WorkerReport?) -> Outcome {
+    mutating func stopAfterMigration(_ outcome: Outcome, _ failure: Failure, state: WorkerReport?) -> Outcome {
         self.failure = failure
         ledger.skipRemaining(plan: job.plan, through: target)
         final = state?.final
@@ -570,7 +405,7 @@ struct JobRun {
     // MARK: - Files and workers
 
     /// The work copy's bytes on disk: the database and its WAL.
-    private var workCopyBytes: Int64 {
+    var workCopyBytes: Int64 {
         (fileSize(job.directory.work.path) ?? 0) + (fileSize(job.directory.work.wal) ?? 0)
     }
 
@@ -579,7 +414,7 @@ struct JobRun {
     /// after (`UploadReading`, beside the launches): hashing during the copy gained nothing,
     /// and one pass that reads, hashes and writes cost more than the kernel's copy (the
     /// performance doc has the figures).
-    private static func makeWorkCopy(_ job: Job, durable: Bool) throws -> Int {
+    static func makeWorkCopy(_ job: Job, durable: Bool) throws -> Int {
         let manager = FileManager.default
         let work = job.directory.work
         for file in work.all where manager.fileExists(atPath: file) {
@@ -592,7 +427,7 @@ struct JobRun {
 
     /// Runs the inspecting worker (on the upload where it lies, or on the work copy),
     /// timing it as the counts' phase.
-    private mutating func inspect(_ inspector: WorkerLauncher.Started) -> Result<WorkerReport?, OutOfJobTime> {
+    mutating func inspect(_ inspector: WorkerLauncher.Started) -> Result<WorkerReport?, OutOfJobTime> {
         let counting = ContinuousClock.now
         defer { phases.countMs = milliseconds(ContinuousClock.now - counting) }
         return Result { () throws(OutOfJobTime) in try runReportingWorker(inspector) }
@@ -600,7 +435,7 @@ struct JobRun {
 
     /// - Parameter startVersion: where the input stands as the plan's runner keeps versions
     ///   (GRDB's are not in the header); the header's `user_version` when nil.
-    private func writeInstructions(tablesBefore: [String: Int64]?, startVersion: Int? = nil) throws {
+    func writeInstructions(tablesBefore: [String: Int64]?, startVersion: Int? = nil) throws {
         let instructions = WorkerInstructions(
             plan: String(decoding: job.plan.document, as: UTF8.self), target: job.options.target,
             spaceCheck: job.options.spaceCheck, verify: job.options.verify, connection: job.device.connection,
@@ -639,7 +474,7 @@ struct JobRun {
 
 /// What only the report needs from the upload: its SHA-256 and its WAL's check (which
 /// reads every frame).
-private struct UploadReading: Sendable {
+struct UploadReading: Sendable {
     /// The hash in hex.
     var sha256: String
     var elapsedMs: Int
