@@ -36,7 +36,11 @@ struct PlotFrame {
     var verticalAxis: String { Self.line(from: (left, top), to: (left, plotBottom)) + " stroke=\"#999\"/>" }
 
     /// A label at (`x`, `y`); `anchor` is SVG's `text-anchor` (nil: the start).
-    func text(_ content: String, x: Double, y: Double, anchor: String? = nil, extra: String = "") -> String {
+    func text(_ content: String, x: Double, y: Double, anchor: String? = nil) -> String {
+        text(content, x: x, y: y, anchor: anchor, extra: "")
+    }
+
+    private func text(_ content: String, x: Double, y: Double, anchor: String?, extra: String) -> String {
         let anchored = anchor.map { " text-anchor=\"\($0)\"" } ?? ""
         return "<text x=\"\(HTMLText.coordinate(x))\" y=\"\(HTMLText.coordinate(y))\"\(anchored)\(extra)>\(content)</text>"
     }
@@ -49,6 +53,11 @@ struct PlotFrame {
     /// A dashed limit line down the plot at `x`, from `top` to `bottom`.
     func verticalLimit(at x: Double, from top: Double, to bottom: Double) -> String {
         Self.line(from: (x, top), to: (x, bottom)) + Self.limitStroke
+    }
+
+    /// A limit line's label, ending at (`x`, `y`), in the line's colour.
+    func limitLabel(_ content: String, x: Double, y: Double) -> String {
+        text(content, x: x, y: y, anchor: "end", extra: " fill=\"\(Self.limitColor)\"")
     }
 
     private static let limitStroke = " stroke=\"\(limitColor)\" stroke-dasharray=\"6 4\" stroke-width=\"2\"/>"

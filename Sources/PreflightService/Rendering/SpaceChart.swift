@@ -48,9 +48,8 @@ enum SpaceChart {
         if let limit {
             parts.append(
                 "<g class=\"space-limit\">" + frame.horizontalLimit(at: y(limit))
-                    + frame.text(
-                        "disk full at \(ByteCount.text(Int64(limit)))", x: frame.plotRight, y: y(limit) - 5, anchor: "end",
-                        extra: " fill=\"\(PlotFrame.limitColor)\"") + "</g>")
+                    + frame.limitLabel("disk full at \(ByteCount.text(Int64(limit)))", x: frame.plotRight, y: y(limit) - 5)
+                    + "</g>")
         }
         parts.append(PlotFrame.close)
         return parts.joined(separator: "\n") + "\n" + classBar(report)

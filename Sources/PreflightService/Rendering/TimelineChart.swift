@@ -19,11 +19,12 @@ enum TimelineChart {
         let deadline = clock.deadline
         let longest = launches.map(clock.length).max() ?? 0
         let span = max(1, max(longest, deadline ?? 0) * 1.08)
-        // The plot's height grows with the launches: one row each, and the axis's labels.
+        // The plot's height grows with the launches: one row each, below the watchdog's label.
+        let (top, bottom) = (34.0, 28.0)
         let frame = PlotFrame(
-            id: "timeline", label: "launch timeline", width: width, height: 34 + Double(launches.count) * rowHeight + 28,
-            left: 110, right: 20, top: 34, bottom: 28)
-        let left = frame.left, top = frame.top
+            id: "timeline", label: "launch timeline", width: width, height: top + Double(launches.count) * rowHeight + bottom,
+            left: 110, right: 20, top: top, bottom: bottom)
+        let left = frame.left
         func x(_ ms: Double) -> Double { left + min(ms, span) / span * frame.plotWidth }
         var parts = [frame.open]
         for (row, launch) in launches.enumerated() {
@@ -72,9 +73,8 @@ enum TimelineChart {
             let dx = x(deadline)
             parts.append(
                 "<g class=\"watchdog-line\">" + frame.verticalLimit(at: dx, from: top - 8, to: axisY)
-                    + frame.text(
-                        "watchdog \(ReportRendering.duration(ms: Int(deadline)))", x: dx - 4, y: top - 10, anchor: "end",
-                        extra: " fill=\"\(PlotFrame.limitColor)\"") + "</g>")
+                    + frame.limitLabel("watchdog \(ReportRendering.duration(ms: Int(deadline)))", x: dx - 4, y: top - 10)
+                    + "</g>")
         }
         parts.append(PlotFrame.close)
         return parts.joined(separator: "\n")
