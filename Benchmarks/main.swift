@@ -8,11 +8,13 @@
 //     swift run -c release preflight-bench synthesize  # preflight synthesize vs a sqlite3 CTE insert
 //     swift run -c release preflight-bench clock     # the device clock's modelled time vs the measured
 //     swift run -c release preflight-bench connections  # /healthz and a migration under 10,000 idle connections
+//     swift run -c release preflight-bench decode    # plan decoding time against the plan's length
 import Foundation
 
 let benchmarks: [String: ([String]) throws -> Void] = [
     "clock": runClockBenchmark,
     "connections": runConnectionsBenchmark,
+    "decode": runDecodeBenchmark,
     "rebuild": runRebuildBenchmark,
     "run": runRunBenchmark,
     "space": runSpaceBenchmark,

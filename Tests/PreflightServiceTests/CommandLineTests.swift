@@ -213,17 +213,6 @@ enum BoundedRun {
         var stdout: String { (try? String(contentsOfFile: stdoutPath, encoding: .utf8)) ?? "" }
         var stderr: String { (try? String(contentsOfFile: stderrPath, encoding: .utf8)) ?? "" }
 
-        /// Polls every 20 ms, at most `seconds`, until `condition` holds; answers whether it did.
-        func eventually(seconds: Double = 30, _ condition: () -> Bool) -> Bool {
-            let deadline = Date(timeIntervalSinceNow: seconds)
-            while Date() < deadline {
-                if condition() { return true }
-                if !process.isRunning { return condition() }
-                Thread.sleep(forTimeInterval: 0.02)
-            }
-            return condition()
-        }
-
         /// The port of the `listening on http://...:PORT` line on stdout.
         func waitForPort() -> Int? {
             var port: Int?

@@ -27,7 +27,7 @@ import TestSupport
             sockets.append(socket)
         }
         // Every one is taken, not refused: a descriptor each in the server.
-        #expect(server.eventually { (descriptorCount(server.pid) ?? 0) >= idleDescriptors + held })
+        #expect(eventually { (descriptorCount(server.pid) ?? 0) >= idleDescriptors + held })
         let health = curl(server.base + "/healthz", [], timeout: 10)
         #expect(health.status == 200, "\(health.text)")
         let migration = server.curl("/v1/migrations?plan=notes", ["--data-binary", "@" + database])

@@ -45,8 +45,11 @@ struct DeviceRunTests {
     }
 
     /// `preflight run` with its job directory inside `directory`, and the report it printed.
-    private func run(_ arguments: [String], in directory: TemporaryDirectory) throws -> (status: Int32, report: Report) {
-        let result = try PreflightProcess.run(["run"] + arguments, environment: ["TMPDIR": directory.path])
+    private func run(
+        _ arguments: [String], in directory: TemporaryDirectory, environment: [String: String] = [:]
+    ) throws -> (status: Int32, report: Report) {
+        let result = try PreflightProcess.run(
+            ["run"] + arguments, environment: environment.merging(["TMPDIR": directory.path]) { $1 })
         return (result.status, try result.decodedReport)
     }
 
@@ -162,25 +165,29 @@ struct DeviceRunTests {
         return path
     }
 
-    /// The watchdog counts the device's time: the same `watchdog_ms` that a step fits in at
-    /// `time_scale` 1 kills it on a device 100 times slower.
+    /// On the wall clock the watchdog counts the device's time: `watchdog_ms` over
+    /// `time_scale` of this machine's. A launch held at its step (it never ends of itself)
+    /// under a 100 s watchdog on a device 100 times slower is killed by the watchdog (after
+    /// a second here), long before the job's own time limit would end it; the same
+    /// watchdog at `time_scale` 1 leaves an unheld run to complete.
     @Test func theWatchdogKillsAtWatchdogOverTimeScale() throws {
         let directory = TemporaryDirectory("device-time")
-        let database = try eventsDatabase(rows: 100_000, in: directory)
+        let database = try eventsDatabase(rows: 100, in: directory)
         let plan = try indexPlan(in: directory)
-        let measure = try run(["--db", database, "--plan", plan, "--target", "2", "--verify", "off"], in: directory)
-        let stepMs = try #require(measure.report.steps.first?.elapsedMs)
-        let watchdogMs = 10 * (stepMs + 200)
+        let watchdogMs = 100_000
         let devicesDirectory = try devices([
             "same": #""watchdog_ms": \#(watchdogMs), "launches": 2"#,
             "slower": #""watchdog_ms": \#(watchdogMs), "time_scale": 100, "launches": 2"#,
         ], in: directory)
-        let arguments = ["--db", database, "--plan", plan, "--target", "2", "--verify", "off", "--devices-dir", devicesDirectory]
+        let arguments = [
+            "--db", database, "--plan", plan, "--target", "2", "--verify", "off", "--devices-dir", devicesDirectory,
+            "--max-seconds", "90",
+        ]
 
         let same = try run(arguments + ["--device", "same"], in: directory)
         #expect(same.report.outcome == .completed)
-        let slower = try run(arguments + ["--device", "slower"], in: directory)
-        #expect(slower.report.outcome == .crashLoop)
+        let slower = try run(arguments + ["--device", "slower"], in: directory, environment: HeldJob.environment(atStep: 2))
+        #expect(slower.report.outcome == .crashLoop, "\(slower.report.failure?.message ?? "")")
         #expect(slower.report.launches.first?.ended == .killed)
         #expect(slower.report.options.watchdogMs == watchdogMs)
         #expect(slower.report.options.timeScale == 100)

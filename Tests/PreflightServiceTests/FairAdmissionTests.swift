@@ -29,7 +29,7 @@ import TestSupport
             try socket.send(headers + "SQLite")
             trickles.append(socket)
         }
-        #expect(server.eventually { server.health["uploading"] == 2 })
+        #expect(eventually { server.health["uploading"] == 2 })
 
         // Beyond its share: 429 with Retry-After, answered before any body is read.
         let beyond = try LoopbackSocket(port: server.port, from: "127.0.0.2")
@@ -54,7 +54,7 @@ import TestSupport
             #expect(answer.hasPrefix("HTTP/1.1 408"), "\(answer)")
             #expect(answer.contains("upload_too_slow"))
         }
-        #expect(server.eventually { server.health["uploading"] == 0 && server.jobDirEntries.isEmpty })
+        #expect(eventually { server.health["uploading"] == 0 && server.jobDirEntries.isEmpty })
         // Its places given back, the same client is admitted again.
         let again = server.curl("/v1/migrations?plan=notes", ["--data-binary", "@" + database])
         #expect(again.status == 200, "\(again.text)")
@@ -74,12 +74,12 @@ import TestSupport
             return socket
         }
         let held = try upload(from: "127.0.0.2", token: "first")
-        #expect(server.eventually { server.health["uploading"] == 1 })
+        #expect(eventually { server.health["uploading"] == 1 })
         let sameToken = try upload(from: "127.0.0.3", token: "first")
         let refused = sameToken.receiveAll(timeoutMs: 10_000)
         #expect(refused.hasPrefix("HTTP/1.1 429"), "\(refused)")
         let otherToken = try upload(from: "127.0.0.2", token: "second")
-        #expect(server.eventually { server.health["uploading"] == 2 })
+        #expect(eventually { server.health["uploading"] == 2 })
         _ = (held, otherToken)
     }
 }

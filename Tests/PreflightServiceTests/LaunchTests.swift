@@ -252,33 +252,21 @@ struct LaunchTests {
 
     @Test func workersDieWithTheirParent() throws {
         let directory = TemporaryDirectory("launch")
-        let database = try bigDatabase(in: directory)
+        let database = try bigDatabase(in: directory, rows: 100)
         let single = try plan(chunked: false, in: directory)
-        // A long job: the one-transaction copy, repeated by launches that never end.
+        // A job whose migrating worker holds at its step until its parent is gone.
         let process = Process()
         process.executableURL = URL(fileURLWithPath: PreflightProcess.executable)
         process.arguments = ["run", "--db", database, "--plan", single]
-        process.environment = ["TMPDIR": directory.path, "PATH": "/usr/bin:/bin"]
+        process.environment = ["TMPDIR": directory.path, "PATH": "/usr/bin:/bin"].merging(HeldJob.environment(atStep: 2)) { $1 }
         process.standardOutput = FileHandle.nullDevice
         _ = FileManager.default.createFile(atPath: directory.file("stderr.txt"), contents: nil)
         process.standardError = FileHandle(forWritingAtPath: directory.file("stderr.txt"))
         try process.run()
-        var waited = 0
-        // The migrating worker (the inspecting one before it is short-lived).
-        var seen = 0
-        while seen == 0 && waited < 1000 {
-            usleep(10_000)
-            waited += 1
-            seen = workersLeft(in: directory, task: "migrate")
-        }
-        #expect(seen > 0, "\(String(decoding: FileManager.default.contents(atPath: directory.file("stderr.txt")) ?? Data(), as: UTF8.self))")
+        #expect(HeldJob.await(under: directory.path) != nil, "\(String(decoding: FileManager.default.contents(atPath: directory.file("stderr.txt")) ?? Data(), as: UTF8.self))")
+        #expect(workersLeft(in: directory, task: "migrate") == 1)
         kill(process.processIdentifier, SIGKILL)
         process.waitUntilExit()
-        waited = 0
-        while workersLeft(in: directory) > 0 && waited < 500 {
-            usleep(10_000)
-            waited += 1
-        }
-        #expect(workersLeft(in: directory) == 0, "workers still alive \(waited) polls after their parent was killed")
+        #expect(eventually { workersLeft(in: directory) == 0 }, "workers still alive after their parent was killed")
     }
 }

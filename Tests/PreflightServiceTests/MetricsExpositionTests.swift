@@ -1,6 +1,7 @@
 import Foundation
 import PreflightService
 import Testing
+import TestSupport
 
 /// `/metrics` of the real server, after real requests, as Prometheus itself reads it:
 /// `promtool check metrics` (Debian's prometheus package) parses and lints the exposition.
@@ -14,7 +15,7 @@ struct MetricsExpositionTests {
         #expect(server.curl("/v1/migrations?plan=notes", ["--data-binary", "@" + database]).status == 200)
         #expect(server.get("/v1/plans/nope").status == 404)
         #expect(server.get("/nowhere").status == 404)
-        #expect(server.eventually {
+        #expect(eventually {
             server.metric("preflight_http_request_duration_seconds_count{route=\"/v1/migrations\",status=\"200\"}") == 1
         })
         let exposition = server.get("/metrics")

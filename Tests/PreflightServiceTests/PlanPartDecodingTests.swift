@@ -2,6 +2,7 @@ import Foundation
 import Glibc
 import MigrationCore
 import Testing
+import TestSupport
 
 /// A plan sent as a multipart part is decoded on its job's thread, in the job's slot: not
 /// on the connection's thread as soon as the body is in, where a client that left could
@@ -21,24 +22,19 @@ import Testing
         return [UInt8]((try? JSONSerialization.data(withJSONObject: document)) ?? Data())
     }()
 
-    /// One slot, held by an endless job. Three uploads with a big plan part queue behind
+    /// One slot, taken by a job held at its step. Three uploads with a big plan part queue behind
     /// it: their plans are not decoded while they wait (the server spends far less CPU
     /// than three decodes), and once their clients leave they go without ever being.
     @Test func queuedPlanPartsAreNotDecodedAndGoWithTheirClients() throws {
-        let endless = #"{"name": "endless", "steps": [{"version": 1, "sql": "CREATE TABLE notes(id INTEGER PRIMARY KEY, title TEXT NOT NULL, updated_at INTEGER NOT NULL)"}, {"version": 2, "sql": "WITH RECURSIVE c(x) AS (SELECT 1 UNION ALL SELECT x+1 FROM c) SELECT count(*) FROM c"}]}"#
-        var plans = Fixtures.plans
-        plans["endless"] = endless
         let server = try ServerProcess(
-            environment: ["PREFLIGHT_MAX_CONCURRENT_JOBS": "1", "PREFLIGHT_QUEUE_LENGTH": "8", "PREFLIGHT_MAX_JOB_SECONDS": "120"],
-            plans: plans)
+            environment: HeldJob.environment(atStep: 3).merging(["PREFLIGHT_MAX_CONCURRENT_JOBS": "1", "PREFLIGHT_QUEUE_LENGTH": "8"]) { $1 })
         let fixtures = try makeTemporaryDirectory("plan-part")
         defer { try? FileManager.default.removeItem(atPath: fixtures) }
         let database = try Fixtures.notesDatabase(in: fixtures)
-        let holder = try startCurl(
-            server.base + "/v1/migrations?plan=endless&watchdog_ms=off&launches=1", ["--data-binary", "@\(database)"])
+        let holder = try startCurl(server.base + "/v1/migrations?plan=notes", ["--data-binary", "@\(database)"])
         defer { holder.terminate() }
         let jobs = { (server.get("/healthz").json["jobs"] as? [String: Any]) ?? [:] }
-        #expect(server.eventually { jobs()["running"] as? Int == 1 })
+        #expect(HeldJob.await(under: server.jobDir) != nil, "the job never reached its step")
 
         // What one decode of the plan costs here, in this thread's CPU time.
         let decodeCost = try (0..<2).map { _ in try threadCPUSeconds { _ = try PlanDecoder.decode(Self.bigPlan) } }.min() ?? 0
@@ -54,16 +50,16 @@ import Testing
             try client.send(body)
             clients.append(client)
         }
-        // Every body is in (nothing is uploading) and all three wait behind the endless job.
-        #expect(server.eventually(polls: 1500) { jobs()["uploading"] as? Int == 0 && jobs()["queued"] as? Int == 3 })
+        // Every body is in (nothing is uploading) and all three wait behind the held job.
+        #expect(eventually { jobs()["uploading"] as? Int == 0 && jobs()["queued"] as? Int == 3 })
         let spent = try #require(processCPUSeconds(server.pid)) - cpuBefore
         #expect(
             spent < 1.5 * decodeCost,
             "the server spent \(spent) s of CPU on three queued uploads; one decode of their plan costs \(decodeCost) s")
 
         clients.removeAll()
-        #expect(server.eventually { jobs()["queued"] as? Int == 0 })
-        #expect(server.eventually { server.logLines.filter { $0["status"] as? Int == 499 }.count == 3 })
+        #expect(eventually { jobs()["queued"] as? Int == 0 })
+        #expect(eventually { server.logLines.filter { $0["status"] as? Int == 499 }.count == 3 })
         #expect(server.jobDirEntries.count == 1)
     }
 

@@ -113,16 +113,6 @@ final class ServerProcess: @unchecked Sendable {
         }
     }
 
-    /// Waits until `condition` holds, polling it every 20 ms at most `polls` times (about
-    /// 10 s); answers whether it did, so that a caller's `#expect` fails instead of hanging.
-    func eventually(polls: Int = 500, _ condition: () -> Bool) -> Bool {
-        for _ in 0..<polls {
-            if condition() { return true }
-            Thread.sleep(forTimeInterval: 0.02)
-        }
-        return condition()
-    }
-
     func get(_ path: String, _ arguments: [String] = []) -> CurlResult { PreflightServiceTests.curl(base + path, arguments) }
 }
 
@@ -230,8 +220,8 @@ func preflightExecutable() throws -> String {
 
 /// Databases of old schema versions (made with the old schema's own SQL) and plans.
 enum Fixtures {
-    /// Three steps; step 3 can be made slow (a CPU-bound statement of `slowRows` iterations).
-    static func notesPlan(name: String = "notes", slowRows: Int = 1) -> String {
+    /// Three steps; a test that needs a job to keep running holds it at one (`HeldJob`).
+    static func notesPlan(name: String = "notes") -> String {
         """
         {"name": "\(name)", "description": "notes app",
          "steps": [
@@ -241,16 +231,12 @@ enum Fixtures {
            "sql": ["ALTER TABLE notes ADD COLUMN sync_status TEXT NOT NULL DEFAULT 'synced'",
                    "CREATE INDEX idx_notes_sync_status ON notes(sync_status)"]},
           {"version": 3, "name": "busy work",
-           "sql": "CREATE TABLE busy AS WITH RECURSIVE c(x) AS (SELECT 1 UNION ALL SELECT x + 1 FROM c WHERE x < \(slowRows)) SELECT sum(x) AS s FROM c"}
+           "sql": "CREATE TABLE busy AS WITH RECURSIVE c(x) AS (SELECT 1 UNION ALL SELECT x + 1 FROM c WHERE x < 1) SELECT sum(x) AS s FROM c"}
          ]}
         """
     }
 
-    static let plans = [
-        "notes": notesPlan(),
-        // A second or more of CPU in the worker: long enough to disconnect or signal mid-job.
-        "slow": notesPlan(name: "slow", slowRows: 1_500_000),
-    ]
+    static let plans = ["notes": notesPlan()]
 
     static let devices = [
         "phone": #"{"name": "phone", "description": "a test phone", "watchdog_ms": 20000, "launches": 3}"#

@@ -24,10 +24,10 @@ struct ServerTests {
         #expect(result.headers["preflight-job-id"] == report.jobID)
         #expect(report.steps.map(\.version) == [2, 3])
         #expect(report.final?.tables?["notes"] == 25)
-        #expect(server.eventually { server.jobDirEntries.isEmpty }, "job directory left: \(server.jobDirEntries)")
+        #expect(eventually { server.jobDirEntries.isEmpty }, "job directory left: \(server.jobDirEntries)")
 
         // The request log: one JSON line with the job and its outcome.
-        #expect(server.eventually { server.logLines.contains { $0["route"] as? String == "/v1/migrations" } })
+        #expect(eventually { server.logLines.contains { $0["route"] as? String == "/v1/migrations" } })
         let line = try #require(server.logLines.first { $0["route"] as? String == "/v1/migrations" })
         #expect(line["method"] as? String == "POST")
         #expect(line["status"] as? Int == 200)
@@ -75,7 +75,7 @@ struct ServerTests {
         #expect(report.options.verify == .quick)
         // The rows that existed only in the WAL were migrated too.
         #expect(report.final?.tables?["notes"] == 42)
-        #expect(server.eventually { server.jobDirEntries.isEmpty })
+        #expect(eventually { server.jobDirEntries.isEmpty })
     }
 
     @Test func emptyBodyIsAFreshInstall() throws {
@@ -140,7 +140,7 @@ struct ServerTests {
             #expect((result.json["error"] as? [String: Any])?["message"] is String, "\(name)")
         }
         #expect(server.get("/v1/migrations").headers["allow"] == "POST")
-        #expect(server.eventually { server.jobDirEntries.isEmpty }, "left: \(server.jobDirEntries)")
+        #expect(eventually { server.jobDirEntries.isEmpty }, "left: \(server.jobDirEntries)")
     }
 
     /// The answer comes right after the headers: the body is never sent at all here, and
@@ -160,50 +160,60 @@ struct ServerTests {
     // MARK: - Load
 
     @Test func busyWhenEverySlotAndQueuePlaceIsTaken() throws {
-        let server = try ServerProcess(environment: ["PREFLIGHT_MAX_CONCURRENT_JOBS": "1", "PREFLIGHT_QUEUE_LENGTH": "0"])
+        let server = try ServerProcess(
+            environment: HeldJob.environment(atStep: 3).merging(["PREFLIGHT_MAX_CONCURRENT_JOBS": "1", "PREFLIGHT_QUEUE_LENGTH": "0"]) { $1 })
         let database = try Fixtures.notesDatabase(in: fixtures)
-        let slow = try startCurl(server.base + "/v1/migrations?plan=slow", ["--data-binary", "@" + database])
-        #expect(server.eventually { server.health["running"] == 1 })
+        let uploads = BackgroundUploads(server: server, database: database)
+        uploads.start(plan: "notes")
+        let held = try #require(HeldJob.await(under: server.jobDir), "the job never reached its step")
         let refused = server.curl("/v1/migrations?plan=notes", ["--data-binary", "@" + database])
         #expect(refused.status == 503, "\(refused.text)")
         #expect(refused.errorCode == "busy")
         #expect(Int(refused.headers["retry-after"] ?? "") != nil)
-        slow.waitUntilExit()
-        #expect(slow.terminationStatus == 0)
-        #expect(server.curl("/v1/migrations?plan=notes", ["--data-binary", "@" + database]).status == 200)
+        try held.release()
+        #expect(uploads.finished(within: 60), "the held job had no answer after its release")
+        #expect(uploads.results.map(\.status) == [200])
+        // The slot is free again: the next job runs (and holds, until released too).
+        uploads.start(plan: "notes")
+        #expect(eventually { HeldJob.held(under: server.jobDir).count == 1 })
+        for job in HeldJob.held(under: server.jobDir) { try job.release() }
+        #expect(uploads.finished(within: 60))
+        #expect(uploads.results.map(\.status) == [200, 200])
     }
 
     @Test func concurrentJobsWhileHealthAnswersAtOnce() throws {
-        // Two jobs held (their step would run for minutes) until their clients leave, so that
-        // two running and one waiting lasts as long as the checks take on any machine: with
-        // the one-second "slow" plan, a loaded machine ended the window before the checks.
-        var plans = Fixtures.plans
-        plans["held"] = Fixtures.notesPlan(name: "held", slowRows: 500_000_000)
-        let server = try ServerProcess(environment: ["PREFLIGHT_MAX_CONCURRENT_JOBS": "2", "PREFLIGHT_QUEUE_LENGTH": "1"], plans: plans)
+        // Two jobs held at a step until their clients leave, so that two running and one
+        // waiting lasts as long as the checks take on any machine.
+        let server = try ServerProcess(
+            environment: HeldJob.environment(atStep: 3).merging(["PREFLIGHT_MAX_CONCURRENT_JOBS": "2", "PREFLIGHT_QUEUE_LENGTH": "1"]) { $1 })
         let database = try Fixtures.notesDatabase(in: fixtures)
-        let held = try (0..<2).map { _ in try startCurl(server.base + "/v1/migrations?plan=held", ["--data-binary", "@" + database]) }
+        let held = try (0..<2).map { _ in try startCurl(server.base + "/v1/migrations?plan=notes", ["--data-binary", "@" + database]) }
         defer { for client in held where client.isRunning { kill(client.processIdentifier, SIGKILL) } }
-        #expect(server.eventually { server.health["running"] == 2 })
+        #expect(eventually { HeldJob.held(under: server.jobDir).count == 2 })
+        #expect(server.health["running"] == 2)
         let uploads = BackgroundUploads(server: server, database: database)
         uploads.start(plan: "notes")
         // A third job waits in the queue while two run; health answers at once.
-        #expect(server.eventually { server.health["queued"] == 1 })
+        #expect(eventually { server.health["queued"] == 1 })
         // Two running and one waiting fill this server: a fourth is turned away.
         #expect(server.curl("/v1/migrations?plan=notes", ["--data-binary", "@" + database]).status == 503)
         // Health is not behind the jobs: its answer was made while both still ran.
         let health = server.get("/healthz")
         #expect(health.status == 200)
         #expect(health.json["jobs"] as? [String: Int] == ["running": 2, "queued": 1, "uploading": 0, "kept": 0])
-        // The held jobs are cancelled when their clients leave; the waiting one then runs.
+        // The held jobs are cancelled when their clients leave; the waiting one then runs,
+        // and holds in its turn until released.
         for client in held {
             kill(client.processIdentifier, SIGKILL)
             client.waitUntilExit()
         }
-        #expect(uploads.finished(within: 60), "the queued upload was unanswered after 60 s")
+        #expect(eventually { HeldJob.held(under: server.jobDir).count == 1 && server.jobDirEntries.count == 1 })
+        for job in HeldJob.held(under: server.jobDir) { try job.release() }
+        #expect(uploads.finished(within: 60), "the queued upload was unanswered after its release")
         #expect(uploads.results.map(\.status) == [200])
         #expect(try uploads.results.first?.report.outcome == .completed)
-        #expect(server.eventually { server.metric("preflight_jobs_total{outcome=\"cancelled\"}") == 2 })
-        #expect(server.eventually { server.jobDirEntries.isEmpty })
+        #expect(eventually { server.metric("preflight_jobs_total{outcome=\"cancelled\"}") == 2 })
+        #expect(eventually { server.jobDirEntries.isEmpty })
     }
 
     // MARK: - Clients that leave
@@ -214,43 +224,47 @@ struct ServerTests {
             port: server.port,
             head: "POST /v1/migrations?plan=notes HTTP/1.1\r\nHost: x\r\nContent-Length: 50000000\r\n\r\n",
             body: [UInt8](repeating: 1, count: 2_000_000), closeAfterSend: true)
-        #expect(server.eventually { server.logLines.contains { $0["status"] as? Int == 499 } })
-        #expect(server.eventually { server.jobDirEntries.isEmpty }, "left: \(server.jobDirEntries)")
+        #expect(eventually { server.logLines.contains { $0["status"] as? Int == 499 } })
+        #expect(eventually { server.jobDirEntries.isEmpty }, "left: \(server.jobDirEntries)")
         #expect(server.health["queued"] == 0)
         #expect(server.children.isEmpty)
     }
 
     @Test func clientDisconnectsMidJob() throws {
-        let server = try ServerProcess()
+        let server = try ServerProcess(environment: HeldJob.environment(atStep: 3))
         let database = try Fixtures.notesDatabase(in: fixtures)
-        let client = try startCurl(server.base + "/v1/migrations?plan=slow", ["--data-binary", "@" + database])
-        #expect(server.eventually { server.health["running"] == 1 && !server.children.isEmpty })
+        let client = try startCurl(server.base + "/v1/migrations?plan=notes", ["--data-binary", "@" + database])
+        // Held, never released: only the client's leaving can end it.
+        #expect(HeldJob.await(under: server.jobDir) != nil, "the job never reached its step")
+        #expect(server.health["running"] == 1 && !server.children.isEmpty)
         kill(client.processIdentifier, SIGKILL)
         client.waitUntilExit()
-        #expect(server.eventually { server.children.isEmpty }, "workers left: \(server.children)")
-        #expect(server.eventually { server.jobDirEntries.isEmpty }, "left: \(server.jobDirEntries)")
-        #expect(server.eventually { server.health["running"] == 0 })
+        #expect(eventually { server.children.isEmpty }, "workers left: \(server.children)")
+        #expect(eventually { server.jobDirEntries.isEmpty }, "left: \(server.jobDirEntries)")
+        #expect(eventually { server.health["running"] == 0 })
         // Cancelled, not run to its end.
         #expect(server.metric("preflight_jobs_total{outcome=\"cancelled\"}") == 1)
         #expect(server.metric("preflight_jobs_total{outcome=\"completed\"}") == 0)
     }
 
     @Test func clientDisconnectsWhileQueued() throws {
-        let server = try ServerProcess(environment: ["PREFLIGHT_MAX_CONCURRENT_JOBS": "1", "PREFLIGHT_QUEUE_LENGTH": "1"])
+        let server = try ServerProcess(
+            environment: HeldJob.environment(atStep: 3).merging(["PREFLIGHT_MAX_CONCURRENT_JOBS": "1", "PREFLIGHT_QUEUE_LENGTH": "1"]) { $1 })
         let database = try Fixtures.notesDatabase(in: fixtures)
-        let running = try startCurl(server.base + "/v1/migrations?plan=slow", ["--data-binary", "@" + database])
-        #expect(server.eventually { server.health["running"] == 1 })
+        let running = try startCurl(server.base + "/v1/migrations?plan=notes", ["--data-binary", "@" + database])
+        let held = try #require(HeldJob.await(under: server.jobDir), "the job never reached its step")
         let waiting = try startCurl(server.base + "/v1/migrations?plan=notes", ["--data-binary", "@" + database])
-        #expect(server.eventually { server.health["queued"] == 1 && server.jobDirEntries.count == 2 })
+        #expect(eventually { server.health["queued"] == 1 && server.jobDirEntries.count == 2 })
         kill(waiting.processIdentifier, SIGKILL)
         waiting.waitUntilExit()
         // The queued job is gone while the running one still runs: it did not wait for its turn.
-        #expect(server.eventually {
+        #expect(eventually {
             server.health == ["running": 1, "queued": 0, "uploading": 0, "kept": 0] && server.jobDirEntries.count == 1
         })
+        try held.release()
         running.waitUntilExit()
         #expect(running.terminationStatus == 0)
-        #expect(server.eventually { server.jobDirEntries.isEmpty })
+        #expect(eventually { server.jobDirEntries.isEmpty })
     }
 
     // MARK: - keep=1
@@ -281,9 +295,9 @@ struct ServerTests {
         #expect(run("/usr/bin/sqlite3", [downloaded, "PRAGMA integrity_check"]).output.hasPrefix("ok"))
 
         // After keep_seconds the job is gone, files and all.
-        #expect(server.eventually { server.get("/v1/jobs/\(id)").status == 404 })
+        #expect(eventually { server.get("/v1/jobs/\(id)").status == 404 })
         #expect(server.get("/v1/jobs/\(id)/database").status == 404)
-        #expect(server.eventually { server.jobDirEntries.isEmpty })
+        #expect(eventually { server.jobDirEntries.isEmpty })
     }
 
     // MARK: - Metrics and auth
@@ -299,7 +313,7 @@ struct ServerTests {
         #expect(server.curl("/v1/migrations?plan=notes", ["--data-binary", "@" + database]).status == 200)
         _ = server.get("/v1/plans/nope")
         let size = (try FileManager.default.attributesOfItem(atPath: database)[.size] as? Int) ?? 0
-        #expect(server.eventually {
+        #expect(eventually {
             server.metric("preflight_http_requests_total{route=\"/v1/migrations\",status=\"200\"}") == 1
         })
         #expect(server.metric("preflight_jobs_total{outcome=\"completed\"}") == 1)
@@ -338,7 +352,7 @@ struct ServerTests {
     @Test func catalogsAreListed() throws {
         let server = try ServerProcess()
         let plans = server.get("/v1/plans").json["plans"] as? [[String: Any]] ?? []
-        #expect(plans.map { $0["name"] as? String } == ["notes", "slow"])
+        #expect(plans.map { $0["name"] as? String } == ["notes"])
         #expect(plans.first?["newest_version"] as? Int == 3)
         #expect(plans.first?["description"] as? String == "notes app")
         let plan = server.get("/v1/plans/notes")
@@ -358,15 +372,18 @@ struct ServerTests {
     // MARK: - SIGTERM
 
     @Test func sigtermLetsARunningJobFinish() throws {
-        let server = try ServerProcess()
+        let server = try ServerProcess(environment: HeldJob.environment(atStep: 3))
         let database = try Fixtures.notesDatabase(in: fixtures)
         let uploads = BackgroundUploads(server: server, database: database)
-        uploads.start(plan: "slow")
-        #expect(server.eventually { server.health["running"] == 1 })
+        uploads.start(plan: "notes")
+        let held = try #require(HeldJob.await(under: server.jobDir), "the job never reached its step")
         kill(server.pid, SIGTERM)
         // No new connections once it stopped accepting.
-        #expect(server.eventually { curl(server.base + "/healthz", [], timeout: 2).status != 200 })
-        #expect(uploads.finished(within: 60), "the running job had no answer after 60 s")
+        #expect(eventually { curl(server.base + "/healthz", [], timeout: 2).status != 200 })
+        // The job is still running after the SIGTERM (held), and the server with it.
+        #expect(uploads.results.isEmpty && server.process.isRunning)
+        try held.release()
+        #expect(uploads.finished(within: 60), "the running job had no answer after its release")
         #expect(uploads.results.first?.status == 200)
         #expect(try uploads.results.first?.report.outcome == .completed)
         #expect(server.stop(signal: 0, polls: 1_000) == 0, "the server did not exit by itself after SIGTERM")
@@ -374,12 +391,14 @@ struct ServerTests {
     }
 
     @Test func sigtermCancelsJobsAfterTheGracePeriod() throws {
-        let server = try ServerProcess(environment: ["PREFLIGHT_SHUTDOWN_GRACE_S": "0"])
+        let server = try ServerProcess(environment: HeldJob.environment(atStep: 3).merging(["PREFLIGHT_SHUTDOWN_GRACE_S": "0"]) { $1 })
         let database = try Fixtures.notesDatabase(in: fixtures)
         let uploads = BackgroundUploads(server: server, database: database)
-        uploads.start(plan: "slow")
-        #expect(server.eventually { server.health["running"] == 1 && !server.children.isEmpty })
+        uploads.start(plan: "notes")
+        // Held, never released: only the shutdown can end it.
+        #expect(HeldJob.await(under: server.jobDir) != nil, "the job never reached its step")
         let children = server.children
+        #expect(!children.isEmpty)
         kill(server.pid, SIGTERM)
         #expect(server.stop(signal: 0, polls: 1_000) == 0, "the server did not exit by itself after SIGTERM")
         // The job was cancelled, not waited for: its answer is the shutdown's 503, not its report.

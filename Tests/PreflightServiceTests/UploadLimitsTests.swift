@@ -1,6 +1,7 @@
 import Foundation
 import Glibc
 import Testing
+import TestSupport
 
 @testable import PreflightService
 
@@ -28,7 +29,7 @@ import Testing
         // One of each still runs.
         let single = server.curl("/v1/migrations?plan=notes", ["-F", "database=@\(database)"])
         #expect(single.status == 200, "\(single.text)")
-        #expect(server.eventually { server.jobDirEntries.isEmpty })
+        #expect(eventually { server.jobDirEntries.isEmpty })
     }
 
     /// Three uploads that declare 60 MB each and send six bytes hold six bytes of disk
@@ -45,11 +46,11 @@ import Testing
             sockets.append(socket)
         }
         let inputs = { server.jobDirEntries.map { server.jobDir + "/" + $0 + "/input.db" } }
-        #expect(server.eventually { inputs().count == 3 && inputs().allSatisfy { fileSize($0) == 6 } })
+        #expect(eventually { inputs().count == 3 && inputs().allSatisfy { fileSize($0) == 6 } })
         let allocated = inputs().reduce(Int64(0)) { $0 + allocatedBytes($1) }
         #expect(allocated < 1 << 20, "\(allocated) bytes allocated for 18 bytes received")
         sockets.removeAll()
-        #expect(server.eventually { server.jobDirEntries.isEmpty })
+        #expect(eventually { server.jobDirEntries.isEmpty })
     }
 
     /// A body trickled below `min_upload_bytes_per_s` is cut off with 408 once the grace
@@ -60,14 +61,14 @@ import Testing
         try socket.send(
             "POST /v1/migrations?plan=notes HTTP/1.1\r\nHost: test\r\nContent-Type: application/octet-stream\r\n"
                 + "Content-Length: 1000000\r\n\r\nSQLite")
-        #expect(server.eventually { server.jobDirEntries.count == 1 })
+        #expect(eventually { server.jobDirEntries.count == 1 })
         // Past the grace time, the next piece finds the average far below 1000 bytes/s.
         Thread.sleep(forTimeInterval: Double(MigrationUpload.rateGraceSeconds) + 0.5)
         try socket.send(" form")
         let answer = socket.receiveAll()
         #expect(answer.hasPrefix("HTTP/1.1 408"), "\(answer)")
         #expect(answer.contains("upload_too_slow"))
-        #expect(server.eventually { server.jobDirEntries.isEmpty })
+        #expect(eventually { server.jobDirEntries.isEmpty })
     }
 
     /// A connection that never finishes its headers is closed after the short header

@@ -18,9 +18,17 @@ import TestSupport
         return (launcher, jobDirectory)
     }
 
+    /// A plan whose second step never ends: only a kill stops a launch of it.
+    static let endlessPlan = """
+        {"name": "endless", "steps": [
+          {"version": 1, "name": "create", "sql": "CREATE TABLE t(x)"},
+          {"version": 2, "name": "count forever",
+           "sql": "CREATE TABLE n AS WITH RECURSIVE c(x) AS (SELECT 1 UNION ALL SELECT x+1 FROM c) SELECT count(*) AS n FROM c"}]}
+        """
+
     /// What the runner hands every worker, written only once the worker waits.
-    private func writeInstructions(_ job: JobDirectory) throws {
-        let plan = try String(contentsOfFile: Repository.path("Config/plans/notes.json"), encoding: .utf8)
+    private func writeInstructions(_ job: JobDirectory, plan: String? = nil) throws {
+        let plan = try plan ?? String(contentsOfFile: Repository.path("Config/plans/notes.json"), encoding: .utf8)
         let instructions = WorkerInstructions(
             plan: plan, target: nil, spaceCheck: .off, verify: .full, connection: ConnectionSettings(), sqliteVersion: nil,
             sqliteCheck: .warn, tablesBefore: nil, startVersion: 1)
@@ -31,15 +39,15 @@ import TestSupport
     /// (`/proc/PID/syscall`: `read`, 0 on x86-64, of descriptor 0): it has started and
     /// confined itself, and would have read the job by now if it did not wait.
     private func waitUntilItWaits(_ worker: WorkerLauncher.Started) throws {
-        for _ in 0..<6_000 {
+        var zombie = false
+        let waits = try eventually {
             let syscall = try String(contentsOfFile: "/proc/\(worker.pid)/syscall", encoding: .utf8)
-            if syscall.hasPrefix("0 0x0 ") { return }
             // A zombie: it ran to its end without waiting.
             let state = try String(contentsOfFile: "/proc/\(worker.pid)/stat", encoding: .utf8)
-            if state.split(separator: ")").last?.split(separator: " ").first == "Z" { break }
-            usleep(10_000)
+            zombie = state.split(separator: ")").last?.split(separator: " ").first == "Z"
+            return syscall.hasPrefix("0 0x0 ") || zombie
         }
-        Issue.record("worker \(worker.pid) did not wait for its go")
+        if !waits || zombie { Issue.record("worker \(worker.pid) did not wait for its go") }
     }
 
     @Test func aWorkerStartedAheadReadsTheDatabaseOnlyAtItsGo() throws {
@@ -56,21 +64,31 @@ import TestSupport
         #expect(report.tables?["notes"] == 7)
     }
 
-    /// Held at its go for longer than its watchdog allows a whole launch, a launch still
-    /// finishes: the watchdog counts the process's own start, never the wait.
+    /// Held at its go for longer than its watchdog allows a whole launch, a launch of an
+    /// endless step is still given its watchdog after the go, less only its own start: the
+    /// watchdog counts the process's start, never the wait. (Had it counted the wait, the
+    /// deadline would have passed before the go, and the kill would come at once.) The
+    /// bound is one-sided: the start is timed here from before the spawn to after the
+    /// worker was seen waiting, longer than it was, and a kill cannot come before its
+    /// deadline however loaded the machine.
     @Test func theWaitForTheGoIsNotPartOfTheLaunch() throws {
         let (launcher, job) = try launcher()
-        _ = try NotesHistory.database(version: 1, rows: 30, at: job.work.path)
-        try writeInstructions(job)
+        _ = try FixtureDatabase.create(at: job.work.path, sql: "CREATE TABLE t(x); PRAGMA user_version = 1;")
+        try writeInstructions(job, plan: Self.endlessPlan)
         #expect(SpaceStats.create(path: job.spaceStats, quotaBytes: nil) == 0)
+        let spawned = ContinuousClock.now
         let launch = try launcher.start(.migrate, extraArguments: ["--launch", "1"])
         try waitUntilItWaits(launch)
+        let start = ContinuousClock.now - spawned
         let watchdogMs = 1_000
-        usleep(UInt32(watchdogMs + 500) * 1_000)
+        // Longer than the watchdog, so that a deadline that counted the wait is past at the go.
+        Thread.sleep(forTimeInterval: Double(watchdogMs) / 1000 + 0.5)
+        let go = ContinuousClock.now
         let run = launcher.run(launch, watchdogMs: watchdogMs)
-        #expect(!run.killedByWatchdog)
-        #expect(run.termination == .exited(0))
-        #expect(try FixtureDatabase.userVersion(at: job.work.path) == (try NotesHistory.plan()).newestVersion)
+        #expect(run.killedByWatchdog)
+        #expect(
+            ContinuousClock.now - go >= .milliseconds(watchdogMs) - start,
+            "killed before its watchdog, counting the wait for its go (its start took at most \(start))")
     }
 
     /// Its instructions and the plan are read and decoded before the go, so that none of

@@ -42,9 +42,14 @@ final class FaultInjection: MigrationHooks {
     /// what hostile SQL would do without the authorizer) and say on stderr how that went,
     /// to prove the worker's file sandbox (`WorkerSandbox.confineFiles`).
     var createFile: String?
+    /// Hold when this step starts, until the test releases the job (`StepHold`).
+    var hold: StepHold?
+    /// The worker's job directory, where a hold is said and released.
+    var jobDirectory = "."
 
     /// Parses "after_batches=3", "after_purge_batches=2", "after_steps=2",
-    /// "point=inside_swap", "crash_at_step=2", "create_file=/tmp/x", comma-separated.
+    /// "point=inside_swap", "crash_at_step=2", "create_file=/tmp/x", "hold_at_step=3",
+    /// comma-separated.
     init?(specification: String) {
         for item in specification.split(separator: ",") {
             let parts = item.split(separator: "=", maxSplits: 1).map(String.init)
@@ -56,6 +61,7 @@ final class FaultInjection: MigrationHooks {
             case "point": guard let value = Point(rawValue: parts[1]) else { return nil }; point = value
             case "crash_at_step": guard let value = Int(parts[1]) else { return nil }; crashAtStep = value
             case "create_file": createFile = parts[1]
+            case "hold_at_step": guard let version = Int(parts[1]) else { return nil }; hold = StepHold(version: version)
             default: return nil
             }
         }
@@ -65,7 +71,9 @@ final class FaultInjection: MigrationHooks {
     /// it limits it to launch K, so that a test can kill launch 1 and let launch 2 recover.
     /// A specification that does not parse is an error, not "no fault": a test whose
     /// fault silently did nothing would pass without testing anything.
-    static func forLaunch(_ launch: Int, in specification: String) throws(InvalidSpecification) -> FaultInjection? {
+    static func forLaunch(_ launch: Int, in specification: String, jobDirectory: String) throws(InvalidSpecification)
+        -> FaultInjection?
+    {
         var parts = specification.split(separator: ",").map(String.init)
         if let index = parts.firstIndex(where: { $0.hasPrefix("launch=") }) {
             guard let only = Int(parts[index].dropFirst("launch=".count)) else { throw InvalidSpecification(specification) }
@@ -75,6 +83,7 @@ final class FaultInjection: MigrationHooks {
         guard let faults = FaultInjection(specification: parts.joined(separator: ",")) else {
             throw InvalidSpecification(specification)
         }
+        faults.jobDirectory = jobDirectory
         return faults
     }
 
@@ -88,6 +97,7 @@ final class FaultInjection: MigrationHooks {
         switch checkpoint {
         case .stepStarting(let version):
             if let createFile { tryToCreate(createFile) }
+            hold?.reached(step: version, jobDirectory: jobDirectory)
             // The default action, not a crash reporter's handler: SQLite crashing in C.
             if crashAtStep == version {
                 signal(SIGSEGV, SIG_DFL)

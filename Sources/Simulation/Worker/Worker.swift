@@ -179,7 +179,7 @@ public enum Worker {
         fault?.arm()
         var faults: FaultInjection?
         if let specification = ProcessInfo.processInfo.environment[faultVariable] {
-            faults = try FaultInjection.forLaunch(launch, in: specification)
+            faults = try FaultInjection.forLaunch(launch, in: specification, jobDirectory: directory.path)
         }
         let settings = MigrationSettings(
             target: instructions.target, spaceCheck: instructions.spaceCheck, connection: instructions.connection,
