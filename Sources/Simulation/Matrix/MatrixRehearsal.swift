@@ -19,6 +19,11 @@ public final class MatrixRehearsal: Sendable {
         self.workerExecutable = workerExecutable
     }
 
+    /// Starts the same workers as `runner`.
+    public convenience init(runner: JobRunner) {
+        self.init(workerExecutable: runner.workerExecutable)
+    }
+
     /// Runs the cells of `request` (its shard's, when it has one) and answers the matrix.
     /// Past `maxSeconds` no cell starts; those not run end `failed` / `time_limit`, and
     /// the running ones end at the deadline with their workers killed.
