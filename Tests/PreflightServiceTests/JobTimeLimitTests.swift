@@ -87,17 +87,8 @@ import TestSupport
         #expect(result.status == 1, "\(result.stderr)")
         #expect(result.stderr.contains("(time_limit)"), "\(result.stderr)")
         #expect(!FileManager.default.fileExists(atPath: out))
-        #expect(workers(under: jobs).isEmpty, "workers left: \(workers(under: jobs))")
+        #expect(WorkerProcesses.under(jobs).isEmpty, "workers left: \(WorkerProcesses.under(jobs))")
         #expect((try FileManager.default.contentsOfDirectory(atPath: jobs)).isEmpty)
-    }
-
-    /// The processes whose command line names a path under `directory` (a worker's `--job`), from /proc.
-    private func workers(under directory: String) -> [Int32] {
-        let entries = (try? FileManager.default.contentsOfDirectory(atPath: "/proc")) ?? []
-        return entries.compactMap { Int32($0) }.filter { pid in
-            guard let line = FileManager.default.contents(atPath: "/proc/\(pid)/cmdline") else { return false }
-            return String(decoding: line, as: UTF8.self).contains(directory + "/")
-        }
     }
 
     /// The processes whose environment names job `jobID` (`PREFLIGHT_JOB_ID`, which every

@@ -16,10 +16,13 @@ public struct CommandSyntax: Sendable {
         public var name: String
         /// What its value is called in the usage (`FILE`); nil for a flag that takes none.
         public var value: String?
+        /// Whether it may be given more than once, each value kept (`matrix --db A --db B`).
+        public var repeatable: Bool
 
-        public init(_ name: String, value: String?) {
+        public init(_ name: String, value: String?, repeatable: Bool = false) {
             self.name = name
             self.value = value
+            self.repeatable = repeatable
         }
     }
 
@@ -77,7 +80,9 @@ public struct CommandSyntax: Sendable {
             case "version" where flag.value == nil: return .version
             default: break
             }
-            if let value {
+            if let value, flag.repeatable {
+                result.lists[flag.name, default: []].append(value)
+            } else if let value {
                 guard result.values.updateValue(value, forKey: flag.name) == nil else {
                     throw UsageError("option --\(flag.name) is given twice")
                 }
@@ -179,8 +184,13 @@ public struct Arguments: Sendable, Equatable {
     /// Flags without a value that were given.
     public fileprivate(set) var switches: Set<String> = []
     public fileprivate(set) var operands: [String] = []
+    /// Repeatable flags' values, in the order given.
+    public fileprivate(set) var lists: [String: [String]] = [:]
 
     public func value(_ flag: String) -> String? { values[flag] }
+
+    /// Every value of a repeatable flag, in order; none when it was not given.
+    public func values(_ flag: String) -> [String] { lists[flag] ?? [] }
 
     public func isSet(_ flag: String) -> Bool { switches.contains(flag) }
 }

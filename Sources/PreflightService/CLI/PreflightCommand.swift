@@ -2,13 +2,14 @@
 /// command's own syntax reads its flags; this level knows only `--help` and `--version`.
 public enum PreflightCommand {
     static let syntax = CommandSyntax(
-        command: "preflight", flags: [], operands: 0...Int.max, operandName: "a command (run, capacity, serve, synthesize, plan import)", operandIsSubcommand: true,
+        command: "preflight", flags: [], operands: 0...Int.max, operandName: "a command (run, capacity, matrix, serve, synthesize, plan import)", operandIsSubcommand: true,
         usage: """
             usage: preflight COMMAND [options]
 
             commands:
               run          rehearse a migration plan on a copy of a database; print the report
               capacity     find how large a database can be before the migration stops completing
+              matrix       rehearse every starting version on every device (and 'matrix merge' for shards)
               serve        start the HTTP service
               synthesize   build a database at a plan's version, filled with made-up rows
               calibrate    print a device profile of this machine (its speed model, fitted here)
@@ -28,12 +29,13 @@ public enum PreflightCommand {
             switch command {
             case "run": return RunCommand.main(rest, workerExecutable: executable)
             case "capacity": return CapacityCommand.main(rest, workerExecutable: executable)
+            case "matrix": return MatrixCommand.main(rest, workerExecutable: executable)
             case "serve": return ServeCommand.main(rest, workerExecutable: executable)
             case "synthesize": return SynthesizeCommand.main(rest, workerExecutable: executable)
             case "calibrate": return CalibrateCommand.main(rest, executable: executable)
             case "plan": return PlanCommand.main(rest)
             case "worker": return WorkerCommand.main(rest)
-            default: throw UsageError("unknown command \"\(command)\"; the commands are run, capacity, serve, synthesize, calibrate, plan import")
+            default: throw UsageError("unknown command \"\(command)\"; the commands are run, capacity, matrix, serve, synthesize, calibrate, plan import")
             }
         }
     }

@@ -89,7 +89,8 @@ public enum RunCommand {
     /// The effective run options and the device profile of a command line that takes the
     /// run options (`run`, `capacity`): `--devices-dir` (default: Config/devices, when there
     /// is one) and the option flags, read by `OptionResolver`.
-    static func runOptions(_ arguments: Arguments, plan: Plan) throws(UsageError) -> (RunOptions, DeviceProfile) {
+    /// `device`: the profile of a matrix's column, which names its devices apart.
+    static func runOptions(_ arguments: Arguments, plan: Plan, device: String? = nil) throws(UsageError) -> (RunOptions, DeviceProfile) {
         let devicesDirectory =
             arguments.value("devices-dir") ?? (FileManager.default.fileExists(atPath: "Config/devices") ? "Config/devices" : nil)
         var devices = DeviceCatalog(profiles: [])
@@ -104,6 +105,7 @@ public enum RunCommand {
         for (flag, option) in optionFlags {
             if let value = arguments.value(flag) { optionValues[option] = value }
         }
+        if let device { optionValues["device"] = device }
         do throws(OptionError) {
             return try OptionResolver(devices: devices).resolve(optionValues, plan: plan)
         } catch {

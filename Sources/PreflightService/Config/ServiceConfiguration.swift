@@ -21,6 +21,9 @@ public struct ServiceConfiguration: Sendable, Equatable {
     public var port: Int
     /// Uploads larger than this get 413, before their body is read when they declare their length.
     public var maxUploadBytes: Int64
+    /// A matrix upload (`POST /v1/matrix`) may hold this many database files, and its
+    /// whole body this many times `max_upload_bytes`.
+    public var maxMatrixFiles: Int
     /// Jobs running at once.
     public var maxConcurrentJobs: Int
     /// Jobs admitted beyond the running ones (uploading or waiting for a slot); beyond both: 503.
@@ -67,7 +70,7 @@ public struct ServiceConfiguration: Sendable, Equatable {
 
     /// Every key of the document, in the order the documentation lists them, with what it holds.
     static let keys: KeyValuePairs<String, SettingKind> = [
-        "bind": .address, "port": .integer(0...65535), "max_upload_bytes": .bytes,
+        "bind": .address, "port": .integer(0...65535), "max_upload_bytes": .bytes, "max_matrix_files": .integer(1...4096),
         "max_concurrent_jobs": .integer(1...1024), "queue_length": .integer(0...65536),
         "max_uploads_per_client": .integer(1...65536), "max_jobs_per_client": .integer(1...65536),
         "connection_timeout_s": .integer(0...86_400), "per_ip_connection_limit": .integer(0...65536),
@@ -111,6 +114,7 @@ public struct ServiceConfiguration: Sendable, Equatable {
         bind = try settings.value("bind")
         port = try settings.value("port")
         maxUploadBytes = try settings.value("max_upload_bytes")
+        maxMatrixFiles = try settings.value("max_matrix_files")
         maxConcurrentJobs = try settings.value("max_concurrent_jobs")
         queueLength = try settings.value("queue_length")
         maxUploadsPerClient = try settings.value("max_uploads_per_client")

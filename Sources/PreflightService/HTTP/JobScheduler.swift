@@ -56,6 +56,8 @@ final class JobScheduler: @unchecked Sendable {
     private var uploading: Set<Int> = []
     private var waiting: [Int] = []
     private var running: Set<Int> = []
+    /// Slots lent to running jobs for more of their work at once (a matrix's cells).
+    private var lent = 0
     /// Per client: its places in all, and of those the ones still uploading.
     private var jobsByClient: [String: Int] = [:]
     private var uploadsByClient: [String: Int] = [:]
@@ -107,7 +109,7 @@ final class JobScheduler: @unchecked Sendable {
     var load: Load {
         condition.lock()
         defer { condition.unlock() }
-        return Load(running: running.count, queued: uploading.count + waiting.count, uploading: uploading.count)
+        return Load(running: running.count + lent, queued: uploading.count + waiting.count, uploading: uploading.count)
     }
 
     /// Seconds a turned-away client should wait: a rough guess from the queue's length.
@@ -121,7 +123,7 @@ final class JobScheduler: @unchecked Sendable {
         if uploading.remove(ticket.number) != nil { Self.decrement(&uploadsByClient, ticket.client) }
         waiting.append(ticket.number)
         while true {
-            if waiting.first == ticket.number, running.count < maxRunning {
+            if waiting.first == ticket.number, running.count + lent < maxRunning {
                 waiting.removeFirst()
                 running.insert(ticket.number)
                 // The next in line may fit too.
@@ -138,6 +140,25 @@ final class JobScheduler: @unchecked Sendable {
             }
             _ = condition.wait(until: Date(timeIntervalSinceNow: 0.1))
         }
+    }
+
+    /// Lends a running job one more slot (a matrix's next cell): only a free slot that no
+    /// admitted job waits for, so that a matrix counts against the slots as its cells
+    /// would and never keeps another job waiting longer than one cell.
+    func borrowSlot() -> Bool {
+        condition.lock()
+        defer { condition.unlock() }
+        guard waiting.isEmpty, running.count + lent < maxRunning else { return false }
+        lent += 1
+        return true
+    }
+
+    /// Gives a lent slot back.
+    func returnSlot() {
+        condition.lock()
+        defer { condition.unlock() }
+        lent -= 1
+        condition.broadcast()
     }
 
     private func leaveSlot(_ ticket: Ticket) {

@@ -45,6 +45,9 @@ final class MigrationUpload: @unchecked Sendable {
     let spec: JobSpec
     /// For `POST /v1/capacity`: the search's own parameters; its database (the sample) is optional.
     let capacity: CapacityQuery?
+    /// For `POST /v1/matrix`: any number of `database` parts (and `wal` parts named after
+    /// them), each kept under its filename, and a `like` part (`MatrixParts`).
+    let matrix: MatrixParts?
 
     private(set) var received: Int64 = 0
     private(set) var database: FileSink?
@@ -65,7 +68,8 @@ final class MigrationUpload: @unchecked Sendable {
 
     init(
         directory: JobDirectory, ticket: JobScheduler.Ticket, bodyKind: BodyKind, keep: Bool, maxBytes: Int64,
-        minBytesPerSecond: Int, declaredBytes: Int64?, spec: JobSpec, capacity: CapacityQuery? = nil
+        minBytesPerSecond: Int, declaredBytes: Int64?, spec: JobSpec, capacity: CapacityQuery? = nil,
+        matrix: MatrixParts? = nil
     ) throws(HTTPError) {
         self.directory = directory
         self.declaredBytes = min(declaredBytes ?? maxBytes, maxBytes)
@@ -80,6 +84,7 @@ final class MigrationUpload: @unchecked Sendable {
         self.minBytesPerSecond = minBytesPerSecond
         self.spec = spec
         self.capacity = capacity
+        self.matrix = matrix
         if bodyKind == .raw {
             database = try FileSink(path: databasePath)
         }
@@ -152,7 +157,8 @@ final class MigrationUpload: @unchecked Sendable {
         }
         try database?.close()
         try wal?.close()
-        if bodyKind == .multipart, database == nil, capacity == nil {
+        try matrix?.close()
+        if bodyKind == .multipart, database == nil, capacity == nil, matrix == nil {
             throw .badRequest("the multipart/form-data body has no \"database\" part")
         }
     }
@@ -165,14 +171,19 @@ final class MigrationUpload: @unchecked Sendable {
         }
         try? database?.close()
         try? wal?.close()
+        try? matrix?.close()
     }
 
     // MARK: - Multipart parts
 
     /// One piece of a part, in order (libmicrohttpd hands them over in ~16 KB pieces, at
     /// increasing `offset`s within the part).
-    fileprivate func part(_ name: String, data: UnsafeRawPointer?, size: Int, offset: UInt64) -> Bool {
+    fileprivate func part(_ name: String, filename: String?, data: UnsafeRawPointer?, size: Int, offset: UInt64) -> Bool {
         do {
+            if let matrix, MatrixParts.names.contains(name) {
+                try matrix.piece(name, filename: filename, data: data, size: size, offset: offset, in: directory)
+                return true
+            }
             try checkSinglePart(name, offset: offset, size: size)
             switch name {
             case "database":
@@ -242,7 +253,9 @@ private func multipartPartIterator(
 ) -> MHD_Result {
     guard let cls, let key else { return .NO }
     let upload = Unmanaged<MigrationUpload>.fromOpaque(cls).takeUnretainedValue()
-    return upload.part(String(cString: key), data: data.map { UnsafeRawPointer($0) }, size: size, offset: offset)
+    return upload.part(
+        String(cString: key), filename: filename.map { String(cString: $0) }, data: data.map { UnsafeRawPointer($0) }, size: size,
+        offset: offset)
         ? .YES : .NO
 }
 

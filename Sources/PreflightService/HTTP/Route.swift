@@ -2,6 +2,7 @@
 enum Route: Equatable, Sendable {
     case migrations
     case capacity
+    case matrix
     case job(String)
     case jobDatabase(String)
     case plans
@@ -32,6 +33,7 @@ enum Route: Equatable, Sendable {
             switch parts[1] {
             case "migrations": self = .migrations
             case "capacity": self = .capacity
+            case "matrix": self = .matrix
             case "plans": self = .plans
             case "devices": self = .devices
             default: return nil
@@ -54,6 +56,7 @@ enum Route: Equatable, Sendable {
         switch self {
         case .migrations: return "/v1/migrations"
         case .capacity: return "/v1/capacity"
+        case .matrix: return "/v1/matrix"
         case .job: return "/v1/jobs/{id}"
         case .jobDatabase: return "/v1/jobs/{id}/database"
         case .plans: return "/v1/plans"
@@ -72,7 +75,7 @@ enum Route: Equatable, Sendable {
     var allowedMethods: [String] { takesUpload ? ["POST"] : ["GET", "HEAD"] }
 
     /// The routes whose body is a database upload (`MigrationUpload`).
-    var takesUpload: Bool { self == .migrations || self == .capacity }
+    var takesUpload: Bool { self == .migrations || self == .capacity || self == .matrix }
 
     /// `/v1/*` needs a token when tokens are configured; probes and docs stay open.
     var needsToken: Bool {

@@ -14,8 +14,9 @@ extension Service {
 
     /// Every check that does not need the body, then admission and the job directory.
     /// `capacity`: a `POST /v1/capacity`, whose database (the sample) is optional and whose
-    /// query also holds the search's parameters.
-    func beginMigration(_ request: Request, capacity: Bool = false) throws(HTTPError) -> MigrationUpload {
+    /// query also holds the search's parameters. `matrix`: a `POST /v1/matrix`, whose
+    /// multipart body holds any number of databases (`Service+Matrix`).
+    func beginMigration(_ request: Request, capacity: Bool = false, matrix: Bool = false) throws(HTTPError) -> MigrationUpload {
         if lifecycle.isDraining { throw .shuttingDown }
         let mediaType = request.mediaType ?? ""
         let isMultipart = mediaType == "multipart/form-data"
@@ -24,8 +25,14 @@ extension Service {
                 "\(mediaType) cannot be a database: send the file as the raw body (any other type, e.g. "
                     + "application/octet-stream) or as the \"database\" part of multipart/form-data")
         }
-        if let length = request.contentLength, length > configuration.maxUploadBytes {
-            throw .payloadTooLarge(limit: configuration.maxUploadBytes)
+        if matrix, !isMultipart {
+            throw .unsupportedMediaType(
+                "a matrix takes multipart/form-data: a \"database\" part per fixture (with its filename), a plan or plan=NAME, options")
+        }
+        // A matrix's body holds up to `max_matrix_files` databases.
+        let maxBytes = matrix ? configuration.maxUploadBytes * Int64(configuration.maxMatrixFiles) : configuration.maxUploadBytes
+        if let length = request.contentLength, length > maxBytes {
+            throw .payloadTooLarge(limit: maxBytes)
         }
         let keep: Bool
         switch request.query["keep"]?.lowercased() {
@@ -33,6 +40,7 @@ extension Service {
         case "", "1", "true", "yes": keep = true
         case let other?: throw .badRequest("keep must be 1 or 0, got \"\(other)\"")
         }
+        if matrix, keep { throw .badRequest("keep=1 does not apply to /v1/matrix: every cell's report is in its answer") }
         var options = request.query
         options["plan"] = nil
         options["keep"] = nil
@@ -67,9 +75,9 @@ extension Service {
         do {
             return try MigrationUpload(
                 directory: directory, ticket: ticket, bodyKind: isMultipart ? .multipart : .raw,
-                keep: keep, maxBytes: configuration.maxUploadBytes,
+                keep: keep, maxBytes: maxBytes,
                 minBytesPerSecond: configuration.minUploadBytesPerS, declaredBytes: request.contentLength, spec: spec,
-                capacity: capacityQuery)
+                capacity: capacityQuery, matrix: matrix ? MatrixParts(maxFiles: configuration.maxMatrixFiles) : nil)
         } catch {
             scheduler.withdraw(ticket)
             removeDirectory(directory.path)
@@ -125,6 +133,7 @@ extension Service {
     /// runs, polling `clientGone` every 100 ms.
     func finish(_ upload: MigrationUpload, request: Request, clientGone: () -> Bool) -> Answer {
         if let capacity = upload.capacity { return finishCapacity(upload, capacity, request: request, clientGone: clientGone) }
+        if upload.matrix != nil { return finishMatrix(upload, request: request, clientGone: clientGone) }
         let answer: ReportAnswer
         switch answerForm(upload, request: request) {
         case .success(let form): answer = form
@@ -185,20 +194,29 @@ extension Service {
             } else {
                 throw .badRequest("say which plan to run: plan=NAME in the query, or a plan part holding the plan's JSON")
             }
-            var values = queryOptions
-            if let document = upload.optionsPart {
-                for (name, value) in try Service.optionValues(document) { values[name] = value }
-            }
-            // The upload page's fields; one left empty keeps its default.
-            for (name, bytes) in upload.optionFields {
-                let value = String(decoding: bytes, as: UTF8.self).trimmingCharacters(in: .whitespacesAndNewlines)
-                if !value.isEmpty { values[name] = value }
-            }
+            var values = try Service.partValues(upload, queryOptions: queryOptions)
+            // A matrix's job carries its first device's options; each cell resolves its own.
+            if upload.matrix != nil { values = try MatrixQuery(values).runOptionValues(values) }
             (options, device) = try resolve(values, plan: plan)
         }
         return Job(
             directory: upload.directory, plan: plan, options: options, device: device,
             uploadMs: upload.uploadMs, maxJobSeconds: configuration.maxJobSeconds)
+    }
+
+    /// Every option a multipart upload gives: the query's, the `options` part's over them,
+    /// and the upload page's fields over both.
+    static func partValues(_ upload: MigrationUpload, queryOptions: [String: String]) throws(HTTPError) -> [String: String] {
+        var values = queryOptions
+        if let document = upload.optionsPart {
+            for (name, value) in try Service.optionValues(document) { values[name] = value }
+        }
+        // The upload page's fields; one left empty keeps its default.
+        for (name, bytes) in upload.optionFields {
+            let value = String(decoding: bytes, as: UTF8.self).trimmingCharacters(in: .whitespacesAndNewlines)
+            if !value.isEmpty { values[name] = value }
+        }
+        return values
     }
 
     /// The plan of a multipart upload: a document (the `plan` part, or the upload page's
@@ -235,7 +253,7 @@ extension Service {
     private static func isJSONSpace(_ byte: UInt8) -> Bool { byte == 0x20 || byte == 0x0A || byte == 0x0D || byte == 0x09 }
 
     /// The effective options of a request, from every option it gave.
-    private func resolve(_ values: [String: String], plan: Plan) throws(HTTPError) -> (RunOptions, DeviceProfile) {
+    func resolve(_ values: [String: String], plan: Plan) throws(HTTPError) -> (RunOptions, DeviceProfile) {
         do {
             return try resolver.resolve(values, plan: plan)
         } catch {

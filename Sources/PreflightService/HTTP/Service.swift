@@ -118,9 +118,9 @@ final class Service: Sendable {
             return .respond(.error(.badRequest("\(request.method) \(route.label) takes no request body")))
         }
         switch route {
-        case .migrations, .capacity:
+        case .migrations, .capacity, .matrix:
             do {
-                return .upload(try beginMigration(request, capacity: route == .capacity))
+                return .upload(try beginMigration(request, capacity: route == .capacity, matrix: route == .matrix))
             } catch {
                 return .respond(.error(error))
             }

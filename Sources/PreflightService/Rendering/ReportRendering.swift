@@ -151,10 +151,7 @@ public enum ReportRendering {
         var outcomeBody = ""
         if !completed {
             failures += 1
-            let message = report.failure?.message ?? report.outcome.meaning
-            let detail = report.failure.map { "\n\($0.message)" } ?? ""
-            outcomeBody = "<failure type=\"\(MarkupText.escape(report.outcome.rawValue))\" message=\"\(MarkupText.escape(message))\">"
-                + "\(MarkupText.escape("\(report.outcome.rawValue): \(report.outcome.meaning)\(detail)"))</failure>"
+            outcomeBody = outcomeFailure(report.outcome, report.failure)
         }
         cases.append(
             "    <testcase classname=\"\(MarkupText.escape(suiteName))\" name=\"outcome\" time=\"\(seconds(ms: report.timings.totalMs))\""
@@ -192,6 +189,15 @@ public enum ReportRendering {
         document += cases.joined(separator: "\n") + "\n"
         document += "  </testsuite>\n</testsuites>\n"
         return document
+    }
+
+    /// The `<failure>` element of an outcome other than `completed`: the run's own case,
+    /// and a matrix's cell (`MatrixRendering`).
+    static func outcomeFailure(_ outcome: Outcome, _ failure: Failure?) -> String {
+        let message = failure?.message ?? outcome.meaning
+        let detail = failure.map { "\n\($0.message)" } ?? ""
+        return "<failure type=\"\(MarkupText.escape(outcome.rawValue))\" message=\"\(MarkupText.escape(message))\">"
+            + "\(MarkupText.escape("\(outcome.rawValue): \(outcome.meaning)\(detail)"))</failure>"
     }
 
     // MARK: - Formatting

@@ -1,0 +1,80 @@
+import Foundation
+import MigrationCore
+
+/// Runs a matrix (CONTRACT §11): each row × device cell is an ordinary rehearsal by the
+/// real `JobRunner` (real workers, real watchdog kills), as `preflight run` rehearses one
+/// file; the versions without a fixture are synthesized once, in a sandboxed worker, and
+/// shared by their row's cells. Cells and syntheses run side by side, as many at once as
+/// `parallelism` (and the `slots`) allow: a synthesis runs while the cells of the rows
+/// that are ready run. Used by `preflight matrix` and `POST /v1/matrix` alike.
+///
+/// Everything happens inside `directory`: `synthesized/<id>/` per synthesized version,
+/// `cells/<id>/` per cell (removed once measured), `fresh-install.db` (the empty file).
+public final class MatrixRehearsal: Sendable {
+    let workerExecutable: String
+    /// Synthesis is deterministic for a seed: every shard of a matrix makes the same files.
+    static let seed: UInt64 = 1
+
+    public init(workerExecutable: String) {
+        self.workerExecutable = workerExecutable
+    }
+
+    /// Starts the same workers as `runner`.
+    public convenience init(runner: JobRunner) {
+        self.init(workerExecutable: runner.workerExecutable)
+    }
+
+    /// Runs the cells of `request` (its shard's, when it has one) and answers the matrix.
+    /// Past `maxSeconds` no cell starts; those not run end `failed` / `time_limit`, and
+    /// the running ones end at the deadline with their workers killed.
+    /// `slots`: where cells beyond the first get a slot of their own (the service's job
+    /// slots); nil: `parallelism` at once.
+    public func run(
+        _ request: MatrixRequest, directory: JobDirectory, cancellation: JobCancellation, slots: (any MatrixSlots)? = nil,
+        progress: @escaping @Sendable (String) -> Void = { _ in }
+    ) -> MatrixAnswer {
+        let planned = MatrixRows(request).rows
+        let devices = request.devices
+        var cells: [MatrixWork.Cell] = []
+        for rowIndex in planned.indices {
+            for deviceIndex in devices.indices {
+                let position = rowIndex * devices.count + deviceIndex
+                if request.shard?.owns(cell: position) ?? true { cells.append(.init(row: rowIndex, device: deviceIndex)) }
+            }
+        }
+        let work = MatrixWork(
+            request: request, rows: planned, cells: cells, directory: directory, parent: cancellation,
+            workerExecutable: workerExecutable, progress: progress)
+        work.runAll(parallelism: max(1, request.parallelism), slots: slots)
+        return work.answer(identity: Self.identity(request, rows: planned))
+    }
+
+    /// The plan, the options and the inputs by hash (CONTRACT §11's merge check).
+    static func identity(_ request: MatrixRequest, rows: [MatrixRows.Planned]) -> MatrixIdentity {
+        var options = SHA256()
+        let encoder = JSONEncoder()
+        encoder.outputFormatting = [.sortedKeys]
+        for device in request.devices {
+            options.update(Array((try? encoder.encode(device.options)) ?? Data()))
+        }
+        options.update(Array("from \(request.fromVersion)".utf8))
+        for (table, count) in request.rows.sorted(by: { $0.key < $1.key }) { options.update(Array("rows \(table)=\(count)".utf8)) }
+        if let sample = request.sample { options.update(Array("like \((try? sha256OfFile(sample)) ?? "unreadable")".utf8)) }
+        let inputs = rows.compactMap { planned -> String? in
+            guard planned.row.source == .fixture else { return nil }
+            return "\(planned.row.file ?? ""):\(planned.row.sha256 ?? "unreadable")"
+        }
+        return MatrixIdentity(
+            planSHA256: SHA256.hex(request.plan.document), optionsSHA256: options.finalizeHex(), inputs: inputs)
+    }
+}
+
+/// Where the cells of a matrix beyond its first get a slot: the service lends the matrix
+/// its free job slots, one cell at a time, so that a matrix counts against admission as
+/// its cells would and never holds a slot another job waits for.
+public protocol MatrixSlots: Sendable {
+    /// A slot for one more cell, if one is free and no other job waits for it.
+    func borrow() -> Bool
+    /// Gives a borrowed slot back.
+    func giveBack()
+}

@@ -1,0 +1,83 @@
+import Foundation
+import MigrationCore
+
+/// The rows of a matrix before anything runs: one per fixture, whatever it holds (a file
+/// that cannot be a starting point is a row with its own outcome, never an error of the
+/// matrix), one synthesized file per version from `from` to the target - 1 that no fixture
+/// stands at, and the fresh install (an empty file, version 0).
+///
+/// Only header bytes and hashes are read here: SQLite opens the fixtures only in the
+/// cells' sandboxed workers.
+struct MatrixRows {
+    /// A row and where its file comes from.
+    struct Planned: Sendable {
+        var row: MatrixRow
+        var input: Input
+    }
+
+    enum Input: Sendable {
+        /// A fixture, read where it lies.
+        case fixture(JobInput)
+        /// A `-wal` without its main file: nothing can open it.
+        case walWithoutDatabase
+        /// Synthesized at this version, once, for every device.
+        case synthesized(Int)
+        case freshInstall
+    }
+
+    let rows: [Planned]
+
+    /// Plans the rows of `request`; a fixture that cannot be read at all is still a row.
+    init(_ request: MatrixRequest) {
+        var fixtureRows: [Planned] = []
+        for fixture in request.fixtures {
+            guard let database = fixture.database else {
+                let hash = fixture.wal.flatMap { try? sha256OfFile($0) }.map { "+" + $0 }
+                fixtureRows.append(Planned(
+                    row: MatrixRow(
+                        fromVersion: nil, source: .fixture, file: fixture.name, bytes: nil, tables: nil, sha256: hash),
+                    input: .walWithoutDatabase))
+                continue
+            }
+            let input = JobInput(database: database, wal: fixture.wal)
+            fixtureRows.append(Planned(
+                row: MatrixRow(
+                    fromVersion: Self.version(of: input, runner: request.plan.runner), source: .fixture, file: fixture.name,
+                    bytes: fileSize(database), tables: nil, sha256: Self.hash(input)),
+                input: .fixture(input)))
+        }
+        let covered = Set(fixtureRows.compactMap(\.row.fromVersion))
+        var made = [Planned(
+            row: MatrixRow(fromVersion: 0, source: .freshInstall, file: nil, bytes: 0, tables: [:], sha256: nil),
+            input: .freshInstall)]
+        for version in request.fromVersion..<max(request.fromVersion, request.target) where !covered.contains(version) {
+            made.append(Planned(
+                row: MatrixRow(fromVersion: version, source: .synthesized, file: nil, bytes: nil, tables: nil, sha256: nil),
+                input: .synthesized(version)))
+        }
+        // By version, a fixture before a file Preflight made, fixtures by name; the rows
+        // whose version is unknown last.
+        rows = (fixtureRows + made).sorted { a, b in
+            (a.row.fromVersion ?? .max, a.row.source == .fixture ? 0 : 1, a.row.file ?? "")
+                < (b.row.fromVersion ?? .max, b.row.source == .fixture ? 0 : 1, b.row.file ?? "")
+        }
+    }
+
+    /// The version a fixture stands at, as its header says (`user_version`); 0 for an
+    /// empty file (a fresh install); nil for what is not a database, and under GRDB, whose
+    /// version is in a table only SQL reads (the cell's report then says it).
+    static func version(of input: JobInput, runner: Runner) -> Int? {
+        switch DatabaseHeader.read(path: input.database, journal: nil, wal: input.existingWAL) {
+        case .empty: return 0
+        case .database(let header): return runner.keepsUserVersion ? Int(header.userVersion) : nil
+        case .invalid: return nil
+        }
+    }
+
+    /// The fixture's hash, with its WAL's after a `+`: how a merge knows the inputs.
+    static func hash(_ input: JobInput) -> String? {
+        guard let main = try? sha256OfFile(input.database) else { return nil }
+        guard let wal = input.existingWAL else { return main }
+        return main + "+" + ((try? sha256OfFile(wal)) ?? "unreadable")
+    }
+}

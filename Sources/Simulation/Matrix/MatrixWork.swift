@@ -1,0 +1,289 @@
+import Foundation
+import MigrationCore
+
+/// The work of one matrix while it runs: the syntheses and the cells, taken by a pool of
+/// threads in this order: a synthesis first (it makes more cells ready), else the first
+/// cell whose row's file is ready. Each cell is a `JobRunner` run in a job directory of
+/// its own, its input read where it lies (a fixture, or a file made for its row).
+final class MatrixWork: @unchecked Sendable {
+    struct Cell: Sendable {
+        var row: Int
+        var device: Int
+    }
+
+    /// What a row's file is, as far as the matrix knows.
+    private enum RowFile {
+        case pending
+        case synthesizing
+        case ready(JobInput)
+        /// It could not be made: its cells end with this.
+        case unusable(Outcome, Failure)
+    }
+
+    let request: MatrixRequest
+    let directory: JobDirectory
+    let parent: JobCancellation
+    let workerExecutable: String
+    let progress: @Sendable (String) -> Void
+    let deadline: ContinuousClock.Instant
+    private let cells: [Cell]
+
+    // Guarded by `condition`.
+    private let condition = NSCondition()
+    private var rows: [MatrixRows.Planned]
+    private var files: [RowFile]
+    private var waiting: [Int]
+    private var results: [Int: MatrixCell] = [:]
+    private var running: [JobCancellation] = []
+    private var poolDone = false
+
+    init(
+        request: MatrixRequest, rows: [MatrixRows.Planned], cells: [Cell], directory: JobDirectory, parent: JobCancellation,
+        workerExecutable: String, progress: @escaping @Sendable (String) -> Void
+    ) {
+        self.request = request
+        self.rows = rows
+        self.cells = cells
+        self.directory = directory
+        self.parent = parent
+        self.workerExecutable = workerExecutable
+        self.progress = progress
+        deadline = ContinuousClock.now + .seconds(request.maxSeconds)
+        waiting = Array(cells.indices)
+        let needed = Set(cells.map(\.row))
+        files = rows.enumerated().map { index, planned in
+            switch planned.input {
+            case .fixture(let input): return .ready(input)
+            case .walWithoutDatabase:
+                return .unusable(
+                    .invalidDatabase,
+                    Failure(
+                        kind: Failure.Kind.invalidDatabase,
+                        message: "a -wal file without its main database file: nothing can open it; give the database beside it"))
+            case .freshInstall, .synthesized: return needed.contains(index) ? .pending : .unusable(.failed, Failure(kind: "not_run", message: "not this shard's"))
+            }
+        }
+    }
+
+    // MARK: - The pool
+
+    /// Runs every cell (and the syntheses they need) on `parallelism` threads; returns
+    /// when all are done or the time is up.
+    func runAll(parallelism: Int, slots: (any MatrixSlots)?) {
+        let watcher = Thread { [self] in watchParent() }
+        watcher.start()
+        let group = DispatchGroup()
+        for index in 0..<parallelism {
+            group.enter()
+            Thread.detachNewThread { [self] in
+                // The first thread has the matrix's own slot; the others borrow one per task.
+                work(borrowing: index == 0 ? nil : slots)
+                group.leave()
+            }
+        }
+        group.wait()
+        condition.lock()
+        poolDone = true
+        condition.unlock()
+    }
+
+    private enum Task {
+        case synthesize(row: Int, version: Int)
+        case freshInstall(row: Int)
+        case cell(Int)
+    }
+
+    private func work(borrowing slots: (any MatrixSlots)?) {
+        while true {
+            if let slots, !slots.borrow() {
+                // No slot to spare now: another job has it, or waits for it.
+                condition.lock()
+                let more = !waiting.isEmpty && !isOver
+                if more { _ = condition.wait(until: Date(timeIntervalSinceNow: 0.2)) }
+                condition.unlock()
+                if more { continue } else { return }
+            }
+            guard let task = next() else {
+                slots?.giveBack()
+                return
+            }
+            switch task {
+            case .synthesize(let row, let version): synthesize(row: row, version: version)
+            case .freshInstall(let row): makeFreshInstall(row: row)
+            case .cell(let index): rehearse(index)
+            }
+            slots?.giveBack()
+        }
+    }
+
+    /// Whether no task may start any more: the time is up or the matrix was stopped.
+    private var isOver: Bool { parent.isCancelled || ContinuousClock.now >= deadline }
+
+    /// The next task, waiting while only syntheses in progress can make one; nil when
+    /// there is none left (or the time is up).
+    private func next() -> Task? {
+        condition.lock()
+        defer { condition.unlock() }
+        while true {
+            if isOver { return nil }
+            if let row = files.indices.first(where: { if case .pending = files[$0] { return true } else { return false } }) {
+                files[row] = .synthesizing
+                if case .synthesized(let version) = rows[row].input { return .synthesize(row: row, version: version) }
+                return .freshInstall(row: row)
+            }
+            if let position = waiting.firstIndex(where: { isSettled(cells[$0].row) }) {
+                return .cell(waiting.remove(at: position))
+            }
+            let synthesizing = files.contains { if case .synthesizing = $0 { return true } else { return false } }
+            if waiting.isEmpty || !synthesizing { return nil }
+            _ = condition.wait(until: Date(timeIntervalSinceNow: 0.2))
+        }
+    }
+
+    private func isSettled(_ row: Int) -> Bool {
+        switch files[row] {
+        case .ready, .unusable: return true
+        case .pending, .synthesizing: return false
+        }
+    }
+
+    /// Cancels the running cells when the matrix is stopped (a signal, a client gone).
+    private func watchParent() {
+        while true {
+            condition.lock()
+            let done = poolDone
+            if parent.isCancelled { running.forEach { $0.cancel() } }
+            condition.unlock()
+            if done { return }
+            Thread.sleep(forTimeInterval: 0.1)
+        }
+    }
+
+    private var remainingSeconds: Int { max(1, Int(seconds(deadline - ContinuousClock.now).rounded(.up))) }
+
+    // MARK: - Row files
+
+    private func synthesize(row: Int, version: Int) {
+        let file: RowFile
+        var made: (bytes: Int64, tables: [String: Int64])?
+        do {
+            let place = try JobDirectory.create(parent: directory.path + "/synthesized")
+            let first = request.devices[0]
+            let (path, summary) = try SynthesisInWorker.synthesize(
+                plan: request.plan, version: version, rows: request.rows, seed: MatrixRehearsal.seed, sample: request.sample,
+                job: Job(directory: place, plan: request.plan, options: first.options, device: first.profile),
+                workerExecutable: workerExecutable, maxSeconds: remainingSeconds, cancellation: parent)
+            file = .ready(JobInput(database: path, wal: nil))
+            made = (summary.bytes, summary.tables.mapValues { Int64($0) })
+        } catch let error as SynthesisError {
+            file = .unusable(.failed, Failure(kind: error.code, message: "cannot synthesize v\(version): \(error.message)"))
+        } catch {
+            file = .unusable(.failed, Failure(kind: "internal", message: "cannot synthesize v\(version): \(error)"))
+        }
+        condition.lock()
+        files[row] = file
+        if let made {
+            rows[row].row.bytes = made.bytes
+            rows[row].row.tables = made.tables
+        }
+        condition.broadcast()
+        condition.unlock()
+        if let made { progress("matrix: v\(version) synthesized (\(ByteCount.text(made.bytes)))") }
+    }
+
+    /// The fresh install's file: empty, as an app finds it on its first launch.
+    private func makeFreshInstall(row: Int) {
+        let path = directory.path + "/fresh-install.db"
+        let file: RowFile = FileManager.default.createFile(atPath: path, contents: Data())
+            ? .ready(JobInput(database: path, wal: nil))
+            : .unusable(.failed, Failure(kind: "internal", message: "cannot create the fresh install's empty file"))
+        condition.lock()
+        files[row] = file
+        condition.broadcast()
+        condition.unlock()
+    }
+
+    // MARK: - Cells
+
+    private func rehearse(_ index: Int) {
+        let cell = cells[index]
+        let device = request.devices[cell.device]
+        condition.lock()
+        let file = files[cell.row]
+        let label = rows[cell.row].row.label(unique: true)
+        condition.unlock()
+        let result: MatrixCell
+        switch file {
+        case .ready(let input):
+            result = run(input, device: device)
+        case .unusable(let outcome, let failure):
+            result = MatrixCell(notRun: outcome, failure: failure)
+        case .pending, .synthesizing:
+            return  // `next` hands out only settled rows.
+        }
+        condition.lock()
+        results[index] = result
+        if case .fixture = rows[cell.row].input, rows[cell.row].row.tables == nil {
+            rows[cell.row].row.tables = result.report?.input.tables
+            if request.plan.runner == .grdb, rows[cell.row].row.fromVersion == nil, result.report?.input.sqliteHeaderValid == true {
+                rows[cell.row].row.fromVersion = result.report?.launches.first?.fromVersion
+            }
+        }
+        let done = results.count
+        condition.unlock()
+        progress("matrix: [\(done)/\(cells.count)] \(label) on \(device.name): \(Self.describe(result))")
+    }
+
+    private func run(_ input: JobInput, device: MatrixDevice) -> MatrixCell {
+        let place: JobDirectory
+        do {
+            place = try JobDirectory.create(parent: directory.path + "/cells")
+        } catch {
+            return MatrixCell(notRun: .failed, failure: Failure(kind: "internal", message: "cannot create a job directory: \(error)"))
+        }
+        // Best effort: a cell's files are gone with the matrix's directory at the latest.
+        defer { try? FileManager.default.removeItem(atPath: place.path) }
+        let cancellation = JobCancellation()
+        condition.lock()
+        running.append(cancellation)
+        condition.unlock()
+        defer {
+            condition.lock()
+            running.removeAll { $0 === cancellation }
+            condition.unlock()
+        }
+        let job = Job(
+            directory: place, input: input, plan: request.plan, options: device.options, device: device.profile,
+            maxJobSeconds: remainingSeconds)
+        return MatrixCell(report: JobRunner(workerExecutable: workerExecutable).run(job, cancellation: cancellation).report)
+    }
+
+    static func describe(_ cell: MatrixCell) -> String {
+        let launches = cell.launches == 1 ? "1 launch" : "\(cell.launches) launches"
+        let time = cell.deviceMs.map { "device \($0) ms" } ?? "\(cell.elapsedMs) ms"
+        let failure = cell.failure.flatMap { $0.kind == cell.outcome.rawValue ? nil : " (\($0.kind))" } ?? ""
+        return "\(cell.outcome.rawValue)\(failure) in \(launches), \(time)"
+    }
+
+    // MARK: - The answer
+
+    func answer(identity: MatrixIdentity) -> MatrixAnswer {
+        condition.lock()
+        defer { condition.unlock() }
+        var answerRows = rows.map(\.row)
+        for (index, cell) in cells.enumerated() {
+            let result = results[index] ?? MatrixCell(
+                notRun: .failed,
+                failure: Failure(
+                    kind: Failure.Kind.timeLimit,
+                    message: parent.isCancelled
+                        ? "the matrix was stopped before this cell ran"
+                        : "the matrix's max_seconds (\(request.maxSeconds) s) ran out before this cell ran",
+                    phase: "matrix"))
+            answerRows[cell.row].cells[request.devices[cell.device].name] = result
+        }
+        return MatrixAnswer(
+            plan: request.plan.name, devices: request.devices.map(\.name), fromVersion: request.fromVersion,
+            targetVersion: request.target, rows: answerRows, identity: identity, shard: request.shard)
+    }
+}
