@@ -106,7 +106,11 @@ struct CapacityTests {
         }
 
         // The answer's fields are exactly CONTRACT §8's, with the device clock's device_ms.
-        #expect(Set(json.keys) == ["capacity_version", "plan", "device", "runner", "from_version", "table", "points", "limit", "fit"])
+        #expect(
+            Set(json.keys) == [
+                "capacity_version", "plan", "device", "runner", "from_version", "table", "points", "limit", "fit", "method",
+                "prediction", "wall_ms",
+            ])
         #expect(json["capacity_version"] as? Int == 1)
         let point = try #require((json["points"] as? [[String: Any]])?.first)
         #expect(Set(point.keys) == ["rows", "bytes", "outcome", "launches", "elapsed_ms", "device_ms", "peak_bytes", "steps"])

@@ -7,7 +7,8 @@ import Simulation
 /// completing on the device (CONTRACT §8).
 ///
 ///     preflight capacity --plan PLAN.json|DIR [--from V] [--table T] [--like SAMPLE.db]
-///                        [--max-rows N] [--max-seconds S] [run options] [--format json|text] [--chart FILE]
+///                        [--max-rows N] [--max-seconds S] [--bisect PERCENT] [run options] [--format json|text]
+///                        [--chart FILE]
 ///
 /// Exit status: 0 with an answer (whatever it says), 1 when the search could not run (the
 /// plan's SQL does not synthesize, the sample cannot be read), 2 for bad usage or an
@@ -17,19 +18,24 @@ public enum CapacityCommand {
         command: "preflight capacity",
         flags: [
             .init("plan", value: "PLAN"), .init("from", value: "V"), .init("table", value: "T"), .init("like", value: "FILE"),
-            .init("max-rows", value: "N"), .init("max-seconds", value: "S"), .init("format", value: "FORMAT"),
+            .init("max-rows", value: "N"), .init("max-seconds", value: "S"), .init("bisect", value: "PERCENT"),
+            .init("format", value: "FORMAT"),
             .init("chart", value: "FILE"), .init("devices-dir", value: "DIR"),
         ] + RunCommand.optionFlags.map { .init($0.flag, value: "VALUE") },
         usage: """
             usage: preflight capacity --plan PLAN.json|DIR [--from V] [--table T] [--like SAMPLE.db] [--max-rows N]
-                                      [--max-seconds S] [--format json|text] [--chart FILE] [--devices-dir DIR]
-                                      [run options]
+                                      [--max-seconds S] [--bisect PERCENT] [--format json|text] [--chart FILE]
+                                      [--devices-dir DIR] [run options]
 
             Finds how large a database can be before the migration stops completing in one launch on
-            the device: it synthesizes databases of growing size from the plan's own SQL (geometric
-            steps, then bisection to within 10%), rehearses each as 'preflight run' does (real
-            workers, real watchdog kills), and prints the sizes tried, the first size that did not
-            complete and each step's cost per row (progress on stderr: one line per size).
+            the device, and where its launches run out: it synthesizes databases from the plan's own
+            SQL and rehearses each as 'preflight run' does (real workers, real watchdog kills). On the
+            device clock (the default where the profile has a speed model) it measures a few small
+            sizes, predicts the boundary from their costs and confirms it with one run just below
+            and one just above; where a confirmation disagrees, it bisects (method "searched").
+            Off the device clock, or with --bisect, it bisects from geometric steps. It prints the
+            sizes tried, the first size that did not complete, each step's cost per row, the
+            prediction with its confirming runs and its own time (progress on stderr: one line per size).
 
               --plan PLAN         a plan (JSON), or a folder of SQLDelight, Flyway or numbered SQL migrations
               --from V            the version of the synthesized files (default: the sample's, else 1)
@@ -40,13 +46,16 @@ public enum CapacityCommand {
               --max-seconds S     the whole search's time (default \(CapacityRequest.defaultMaxSeconds), at most
                                   \(RunCommand.maxSecondsDefaultText)); past it the
                                   search answers with the sizes measured, its worker killed
+              --bisect PERCENT    no prediction: bisect until the sizes either side of each boundary are
+                                  within PERCENT (the exhaustive reference; e.g. 1)
               --format FORMAT     json (the default) or text (a table of the sizes and a one-line verdict)
               --chart FILE        write an SVG of time per step against rows, with the watchdog's deadline
               --devices-dir DIR   device profiles (default: Config/devices, when there is one)
 
             run options (CONTRACT §2), as for 'preflight run': \(RunCommand.optionFlags.map { "--" + $0.flag }.joined(separator: ", "))
 
-            Times are this machine's: the device's time_scale shrinks the watchdog to watchdog_ms / time_scale.
+            Times are the device's (device_ms) on the device clock; on the wall clock they are this
+            machine's, and the device's time_scale shrinks the watchdog to watchdog_ms / time_scale.
 
             exit status: 0 an answer, 1 the search could not run, 2 bad usage or an invalid plan,
             130/143 stopped by SIGINT/SIGTERM
@@ -77,6 +86,12 @@ public enum CapacityCommand {
         }
         if let text = arguments.value("max-seconds") {
             request.maxSeconds = try integer(text, flag: "max-seconds", range: 1...86_400)
+        }
+        if let text = arguments.value("bisect") {
+            guard let percent = Double(text), percent >= 0.1, percent <= 100 else {
+                throw UsageError("--bisect must be a percentage from 0.1 to 100, got \"\(text)\"")
+            }
+            request.bisectPercent = percent
         }
         let sample = arguments.value("like")
         if let sample, !FileManager.default.isReadableFile(atPath: sample) {

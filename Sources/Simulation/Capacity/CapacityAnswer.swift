@@ -6,6 +6,7 @@ import MigrationCore
 public struct CapacityAnswer: Sendable, Codable, Equatable {
     public static let version = 1
 
+    public var capacityVersion = CapacityAnswer.version
     /// The plan's name.
     public var plan: String
     public var device: String
@@ -16,11 +17,25 @@ public struct CapacityAnswer: Sendable, Codable, Equatable {
     /// Every size tried, smallest first.
     public var points: [CapacityPoint]
     /// Nil when the largest size tried still completed in one launch.
-    public var limit: CapacityLimit?
+    @Nullable public var limit: CapacityLimit?
     public var fit: [StepFit]
+    /// How the boundaries were found.
+    public var method: Method
+    /// The prediction and its confirming runs; nil when none was made.
+    @Nullable public var prediction: CapacityPrediction?
+    /// The whole search's time on this machine.
+    public var wallMs: Int
     /// Why the search stopped before it narrowed a boundary, when it did (not a field of
     /// the answer: with a limit, its `reason` says it; without one, the verdict does).
     public var stoppedBy: StopCause? = nil
+
+    public enum Method: String, Sendable, Codable {
+        /// Predicted from the device clock's costs of small sizes, confirmed by a direct run
+        /// either side of each boundary.
+        case predictedAndConfirmed = "predicted_and_confirmed"
+        /// Bisected: off the device clock, with `--bisect`, or where a confirmation disagreed.
+        case searched
+    }
 
     public enum StopCause: String, Sendable, Codable {
         case maxRows = "max_rows"
@@ -29,7 +44,8 @@ public struct CapacityAnswer: Sendable, Codable, Equatable {
 
     public init(
         plan: String, device: String, runner: Runner, fromVersion: Int, table: String, points: [CapacityPoint],
-        limit: CapacityLimit?, fit: [StepFit]
+        limit: CapacityLimit?, fit: [StepFit], method: Method = .searched, prediction: CapacityPrediction? = nil,
+        wallMs: Int = 0
     ) {
         self.plan = plan
         self.device = device
@@ -39,37 +55,14 @@ public struct CapacityAnswer: Sendable, Codable, Equatable {
         self.points = points
         self.limit = limit
         self.fit = fit
+        self.method = method
+        self.prediction = prediction
+        self.wallMs = wallMs
     }
 
     enum CodingKeys: String, CodingKey {
         case capacityVersion = "capacity_version", plan, device, runner, fromVersion = "from_version", table, points
-        case limit, fit
-    }
-
-    public init(from decoder: Decoder) throws {
-        let container = try decoder.container(keyedBy: CodingKeys.self)
-        plan = try container.decode(String.self, forKey: .plan)
-        device = try container.decode(String.self, forKey: .device)
-        runner = try container.decode(Runner.self, forKey: .runner)
-        fromVersion = try container.decode(Int.self, forKey: .fromVersion)
-        table = try container.decode(String.self, forKey: .table)
-        points = try container.decode([CapacityPoint].self, forKey: .points)
-        limit = try container.decodeIfPresent(CapacityLimit.self, forKey: .limit)
-        fit = try container.decode([StepFit].self, forKey: .fit)
-    }
-
-    /// Every field always present, null where not applicable (as the report's).
-    public func encode(to encoder: Encoder) throws {
-        var container = encoder.container(keyedBy: CodingKeys.self)
-        try container.encode(Self.version, forKey: .capacityVersion)
-        try container.encode(plan, forKey: .plan)
-        try container.encode(device, forKey: .device)
-        try container.encode(runner, forKey: .runner)
-        try container.encode(fromVersion, forKey: .fromVersion)
-        try container.encode(table, forKey: .table)
-        try container.encode(points, forKey: .points)
-        try container.encode(limit, forKey: .limit)
-        try container.encode(fit, forKey: .fit)
+        case limit, fit, method, prediction, wallMs = "wall_ms"
     }
 }
 
@@ -85,8 +78,8 @@ public struct CapacityPoint: Sendable, Codable, Equatable {
     /// The launches' time together (this machine's time).
     public var elapsedMs: Int
     /// The launches' modelled time on the device together (`clock: device`).
-    public var deviceMs: Int? = nil
-    public var peakBytes: Int64?
+    @Nullable public var deviceMs: Int?
+    @Nullable public var peakBytes: Int64?
     public var steps: [StepCost]
     /// The step that broke first at this size (not a field of the answer: the limit's
     /// `step` says it for the size that matters).
@@ -107,10 +100,10 @@ public struct CapacityPoint: Sendable, Codable, Equatable {
     /// What one step cost at this size.
     public struct StepCost: Sendable, Codable, Equatable {
         public var version: Int
-        public var elapsedMs: Int?
+        @Nullable public var elapsedMs: Int?
         /// The step's modelled time on the device (`clock: device`).
-        public var deviceMs: Int?
-        public var peakBytes: Int64?
+        @Nullable public var deviceMs: Int?
+        @Nullable public var peakBytes: Int64?
 
         public init(version: Int, elapsedMs: Int?, deviceMs: Int? = nil, peakBytes: Int64?) {
             self.version = version
@@ -125,31 +118,11 @@ public struct CapacityPoint: Sendable, Codable, Equatable {
         enum CodingKeys: String, CodingKey {
             case version, elapsedMs = "elapsed_ms", deviceMs = "device_ms", peakBytes = "peak_bytes"
         }
-
-        public func encode(to encoder: Encoder) throws {
-            var container = encoder.container(keyedBy: CodingKeys.self)
-            try container.encode(version, forKey: .version)
-            try container.encode(elapsedMs, forKey: .elapsedMs)
-            try container.encode(deviceMs, forKey: .deviceMs)
-            try container.encode(peakBytes, forKey: .peakBytes)
-        }
     }
 
     enum CodingKeys: String, CodingKey {
         case rows, bytes, outcome, launches, elapsedMs = "elapsed_ms", deviceMs = "device_ms", peakBytes = "peak_bytes"
         case steps
-    }
-
-    public func encode(to encoder: Encoder) throws {
-        var container = encoder.container(keyedBy: CodingKeys.self)
-        try container.encode(rows, forKey: .rows)
-        try container.encode(bytes, forKey: .bytes)
-        try container.encode(outcome, forKey: .outcome)
-        try container.encode(launches, forKey: .launches)
-        try container.encode(elapsedMs, forKey: .elapsedMs)
-        try container.encode(deviceMs, forKey: .deviceMs)
-        try container.encode(peakBytes, forKey: .peakBytes)
-        try container.encode(steps, forKey: .steps)
     }
 }
 
@@ -160,7 +133,7 @@ public struct CapacityLimit: Sendable, Codable, Equatable {
     /// Its outcome (`completed_after_kills`, `crash_loop`, `disk_full`, ...).
     public var outcomeBeyond: Outcome
     /// The step that broke first there: the one the watchdog cut, or the one that failed.
-    public var step: Int?
+    @Nullable public var step: Int?
     /// How far the boundary was narrowed: `Reason`.
     public var reason: Reason
 
@@ -184,24 +157,15 @@ public struct CapacityLimit: Sendable, Codable, Equatable {
     enum CodingKeys: String, CodingKey {
         case rows, bytes, outcomeBeyond = "outcome_beyond", step, reason
     }
-
-    public func encode(to encoder: Encoder) throws {
-        var container = encoder.container(keyedBy: CodingKeys.self)
-        try container.encode(rows, forKey: .rows)
-        try container.encode(bytes, forKey: .bytes)
-        try container.encode(outcomeBeyond, forKey: .outcomeBeyond)
-        try container.encode(step, forKey: .step)
-        try container.encode(reason, forKey: .reason)
-    }
 }
 
 /// A step's cost per row of the growing table, fitted by least squares over the sizes
 /// that completed in one launch; nil where fewer than one such size ran the step.
 public struct StepFit: Sendable, Codable, Equatable {
     public var version: Int
-    public var msPerRow: Double?
+    @Nullable public var msPerRow: Double?
     /// Growth of the database's files during the step, per row: the free space it needs.
-    public var bytesPerRow: Double?
+    @Nullable public var bytesPerRow: Double?
 
     public init(version: Int, msPerRow: Double?, bytesPerRow: Double?) {
         self.version = version
@@ -210,11 +174,4 @@ public struct StepFit: Sendable, Codable, Equatable {
     }
 
     enum CodingKeys: String, CodingKey { case version, msPerRow = "ms_per_row", bytesPerRow = "bytes_per_row" }
-
-    public func encode(to encoder: Encoder) throws {
-        var container = encoder.container(keyedBy: CodingKeys.self)
-        try container.encode(version, forKey: .version)
-        try container.encode(msPerRow, forKey: .msPerRow)
-        try container.encode(bytesPerRow, forKey: .bytesPerRow)
-    }
 }

@@ -26,7 +26,8 @@ public final class CapacityRehearsal: Sendable {
         _ request: CapacityRequest, directory: JobDirectory, cancellation: JobCancellation,
         progress: (String) -> Void = { _ in }
     ) throws(CapacityError) -> CapacityAnswer {
-        let deadline = ContinuousClock.now + .seconds(request.maxSeconds)
+        let started = ContinuousClock.now
+        let deadline = started + .seconds(request.maxSeconds)
         let synthesis = Job(directory: directory, plan: request.plan, options: request.options, device: request.device)
         let launcher = WorkerLauncher(
             executable: workerExecutable, job: synthesis, jobID: synthesis.id, cancellation: cancellation, jobDeadline: deadline)
@@ -38,13 +39,12 @@ public final class CapacityRehearsal: Sendable {
                 "from_version must be from 1 to \(request.target - 1) (below the target, v\(request.target)), got \(fromVersion)")
         }
         let table = try growingTable(request, sample: sample, fromVersion: fromVersion)
-        var search = CapacitySearch(startRows: request.startRows, maxRows: request.maxRows)
-        var points: [Int: CapacityPoint] = [:]
+        var search = PredictingSearch(request: request, fromVersion: fromVersion)
         var costs: [Int: [CostFit.Sample]] = [:]
         var stoppedByTime = false
         while true {
             if cancellation.isCancelled { throw CapacityError(code: "cancelled", "the capacity search was stopped") }
-            guard case .tryRows(let rows) = search.next(search.currentBoundary()) else { break }
+            guard case .tryRows(let rows) = search.next() else { break }
             guard ContinuousClock.now < deadline else {
                 stoppedByTime = true
                 break
@@ -58,8 +58,8 @@ public final class CapacityRehearsal: Sendable {
                 stoppedByTime = true
                 break
             }
-            search.record(rows: rows, outcome: point.outcome)
-            points[rows] = point
+            let first = report.launches.first
+            search.record(point, firstLaunch: (first?.deviceMs, first?.ended == .killed))
             if point.outcome == .completed {
                 for step in report.steps where step.status == .applied {
                     costs[step.version, default: []].append(
@@ -69,19 +69,20 @@ public final class CapacityRehearsal: Sendable {
             progress(Self.progressLine(point, table: table, report: report))
         }
         if cancellation.isCancelled { throw CapacityError(code: "cancelled", "the capacity search was stopped") }
-        if points.isEmpty {
+        if search.points.isEmpty {
             throw CapacityError(
                 code: "time_limit", "max_seconds (\(request.maxSeconds) s) ran out before the first size was rehearsed")
         }
-        let limit = Self.limit(search: search, points: points, stoppedByTime: stoppedByTime)
+        let limit = Self.limit(search: search.search, points: search.points, stoppedByTime: stoppedByTime)
         let versions = request.plan.steps.map(\.version).filter { $0 > fromVersion && $0 <= request.target }
         var answer = CapacityAnswer(
             plan: request.plan.name, device: request.options.device, runner: request.plan.runner, fromVersion: fromVersion,
-            table: table, points: points.keys.sorted().compactMap { points[$0] }, limit: limit,
-            fit: CostFit.fit(versions: versions, samples: costs))
+            table: table, points: search.points.keys.sorted().compactMap { search.points[$0] }, limit: limit,
+            fit: CostFit.fit(versions: versions, samples: costs), method: search.method, prediction: search.prediction,
+            wallMs: Int(((ContinuousClock.now - started) / .milliseconds(1)).rounded()))
         if stoppedByTime {
             answer.stoppedBy = .maxSeconds
-        } else if search.next(search.currentBoundary()) == .heldToMaxRows {
+        } else if search.search.next(search.search.currentBoundary()) == .heldToMaxRows {
             answer.stoppedBy = .maxRows
         }
         return answer

@@ -16,6 +16,9 @@ public struct CapacityRequest: Sendable {
     public var maxSeconds: Int
     /// The first size tried.
     public var startRows: Int
+    /// `--bisect PERCENT`: no prediction; bisection until the sizes either side of each
+    /// boundary are this close (the exhaustive reference). Nil: predict, then confirm.
+    public var bisectPercent: Double?
 
     public static let defaultMaxRows = 100_000_000
     public static let defaultMaxSeconds = 300

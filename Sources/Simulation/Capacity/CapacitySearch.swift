@@ -1,6 +1,6 @@
 /// Which size to try next: geometric steps up from a small size until one does not hold,
-/// then bisection (on a log scale) until the largest size that held is within 10% below
-/// the smallest that did not. Decided from the sizes tried alone, so that it is the same
+/// then bisection (on a log scale) until the largest size that held is within `precision`
+/// (10% unless asked otherwise) below the smallest that did not. Decided from the sizes tried alone, so that it is the same
 /// rule whatever a size cost to try.
 ///
 /// The search narrows two boundaries in turn: where the migration stops completing in one
@@ -10,32 +10,22 @@
 /// the second boundary is where that difference shows.
 struct CapacitySearch {
     static let growth = 4
-    /// The boundary is narrowed until the sizes either side of it are this close.
-    static let precision = 1.1
+    /// CONTRACT §8's 10%.
+    static let defaultPrecision = 1.1
 
     let startRows: Int
     let maxRows: Int
+    /// The boundary is narrowed until the sizes either side of it are this close (a ratio).
+    let precision: Double
     private(set) var tried: [Int: Outcome] = [:]
 
-    init(startRows: Int, maxRows: Int) {
+    init(startRows: Int, maxRows: Int, precision: Double = defaultPrecision) {
         self.startRows = max(1, min(startRows, maxRows))
         self.maxRows = maxRows
+        self.precision = precision
     }
 
-    /// What a boundary separates: sizes that held from sizes that did not.
-    enum Boundary {
-        /// Completed in the first launch.
-        case completes
-        /// Reached the target, in one launch or after kills.
-        case reachesTarget
-
-        func holds(_ outcome: Outcome) -> Bool {
-            switch self {
-            case .completes: return outcome == .completed
-            case .reachesTarget: return outcome == .completed || outcome == .completedAfterKills
-            }
-        }
-    }
+    typealias Boundary = CapacityBoundary
 
     enum Decision: Equatable {
         case tryRows(Int)
@@ -66,7 +56,7 @@ struct CapacitySearch {
         guard let held else {
             return broke <= startRows ? .brokeAtSmallest : .tryRows(startRows)
         }
-        if Double(broke) <= Double(held) * Self.precision || broke - held <= 1 { return .narrowed }
+        if Double(broke) <= Double(held) * precision || broke - held <= 1 { return .narrowed }
         let middle = Int((Double(held) * Double(broke)).squareRoot().rounded())
         return .tryRows(min(broke - 1, max(held + 1, middle)))
     }

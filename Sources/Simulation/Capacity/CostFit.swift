@@ -24,19 +24,24 @@ enum CostFit {
     /// The least-squares slope of `y` over `x`, rounded to what a timing can tell; nil
     /// without any point.
     static func slope(_ points: [(x: Double, y: Double)]) -> Double? {
+        line(points).map { rounded($0.perRow) }
+    }
+
+    /// The least-squares line through `points` (`y = fixed + perRow * x`); with one size only,
+    /// or all at one size, the line through zero. Nil without any point, or with only
+    /// points at zero.
+    static func line(_ points: [(x: Double, y: Double)]) -> CostLine? {
         guard !points.isEmpty else { return nil }
         let n = Double(points.count)
         let meanX = points.map(\.x).reduce(0, +) / n
         let meanY = points.map(\.y).reduce(0, +) / n
         let spread = points.map { ($0.x - meanX) * ($0.x - meanX) }.reduce(0, +)
-        let value: Double
         if spread == 0 {
             guard meanX > 0 else { return nil }
-            value = meanY / meanX
-        } else {
-            value = points.map { ($0.x - meanX) * ($0.y - meanY) }.reduce(0, +) / spread
+            return CostLine(fixed: 0, perRow: meanY / meanX)
         }
-        return rounded(value)
+        let perRow = points.map { ($0.x - meanX) * ($0.y - meanY) }.reduce(0, +) / spread
+        return CostLine(fixed: meanY - perRow * meanX, perRow: perRow)
     }
 
     /// Four significant digits.

@@ -11,6 +11,15 @@ enum RewrittenTable {
         }
     }
 
+    /// Whether a step commits per batch with a durable cursor, so that a killed launch keeps
+    /// the batches it did (CONTRACT §1 `rebuild`, `backfill`).
+    static func isResumable(_ action: StepAction) -> Bool {
+        switch action {
+        case .rebuild, .backfill: return true
+        case .sql: return false
+        }
+    }
+
     /// `UPDATE [OR ...] name`, `CREATE [UNIQUE] INDEX ... ON name`, `ALTER TABLE name`:
     /// the statements whose cost grows with a table's rows.
     private static func touchedTable(_ sql: String) -> String? {

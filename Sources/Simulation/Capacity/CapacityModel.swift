@@ -1,0 +1,119 @@
+import MigrationCore
+
+/// What the sizes that completed in one launch say about larger ones, on the device clock
+/// (where a file's cost is a function of the file alone): straight lines through the first
+/// launch's time, each step's time and the files' peak growth, fitted over the largest
+/// sizes measured (the nearest to the boundary, where a cost that is not quite linear, an
+/// index's sort, bends least from its line). It predicts which sizes hold; the direct runs
+/// that confirm a prediction, not the model, decide the answer.
+struct CapacityModel {
+    /// The first launch's device time: the whole path plus the launch's own start.
+    let launch: CostLine
+    /// Each step's device time, in the plan's order.
+    let steps: [(version: Int, cost: CostLine, resumable: Bool)]
+    /// The database's files' peak growth over the run.
+    let growth: CostLine?
+    let watchdogMs: Double?
+    let freeBytes: Double?
+    let launches: Int
+    let runner: Runner
+
+    /// How many of the largest completed sizes the lines go through.
+    static let fittedSizes = 3
+
+    /// Nil with fewer than two completed sizes (a line needs two), or off the device clock.
+    init?(points: [CapacityPoint], plan: Plan, options: RunOptions, fromVersion: Int) {
+        let completed = points.filter { $0.outcome == .completed && $0.deviceMs != nil }.sorted { $0.rows < $1.rows }
+            .suffix(Self.fittedSizes)
+        guard completed.count >= 2, options.clock == .device,
+            let launch = CostFit.line(completed.compactMap { point in point.deviceMs.map { (Double(point.rows), Double($0)) } })
+        else { return nil }
+        self.launch = launch
+        var steps: [(Int, CostLine, Bool)] = []
+        for step in plan.steps where step.version > fromVersion && step.version <= (options.target ?? plan.newestVersion) {
+            let measured = completed.compactMap { point in
+                point.steps.first { $0.version == step.version }?.deviceMs.map { (Double(point.rows), Double($0)) }
+            }
+            guard let line = CostFit.line(measured) else { return nil }
+            steps.append((step.version, line, RewrittenTable.isResumable(step.action)))
+        }
+        self.steps = steps
+        growth = CostFit.line(completed.compactMap { point in
+            point.peakBytes.map { (Double(point.rows), Double($0 - point.bytes)) }
+        })
+        watchdogMs = options.watchdogMs.map(Double.init)
+        freeBytes = options.freeBytes.map(Double.init)
+        launches = options.launches
+        runner = plan.runner
+    }
+
+    /// Whether `rows` holds `boundary` by the model.
+    func holds(_ boundary: CapacitySearch.Boundary, rows: Int) -> Bool {
+        switch boundary {
+        case .completes: return completes(rows)
+        case .reachesTarget: return reachesTarget(rows)
+        }
+    }
+
+    /// The first launch ends inside the watchdog, and the files never outgrow the free space.
+    func completes(_ rows: Int) -> Bool {
+        fitsSpace(rows) && watchdogMs.map { launch.at(rows) < $0 } ?? true
+    }
+
+    /// The launches get there: a launch applies whole steps (and batches of a resumable
+    /// step) until its watchdog; a step commits with its version only where the runner
+    /// commits each step, else a killed launch keeps nothing and the next does the same.
+    func reachesTarget(_ rows: Int) -> Bool {
+        guard fitsSpace(rows) else { return false }
+        guard let watchdogMs, !completes(rows) else { return true }
+        guard runner.commitsEachStep else { return false }
+        let overhead = max(0, launch.at(rows) - steps.map { $0.cost.at(rows) }.reduce(0, +))
+        var left = steps.map { max(0, $0.cost.at(rows)) }
+        guard !left.isEmpty else { return true }
+        var index = 0
+        for _ in 0..<launches {
+            var clock = overhead
+            let before = (index, left[min(index, left.count - 1)])
+            while index < left.count {
+                if clock + left[index] < watchdogMs {
+                    clock += left[index]
+                    index += 1
+                } else {
+                    if steps[index].resumable { left[index] -= max(0, watchdogMs - clock) }
+                    break
+                }
+            }
+            if index == left.count { return true }
+            // A launch that made no durable progress is a crash loop.
+            if before == (index, left[index]) { return false }
+        }
+        return false
+    }
+
+    private func fitsSpace(_ rows: Int) -> Bool {
+        guard let freeBytes, let growth else { return true }
+        return growth.at(rows) <= freeBytes
+    }
+
+    /// The smallest size above `held` (which holds) and below `broke` (which does not, or
+    /// nil) that the model says does not hold; nil when every size up to `maxRows` holds.
+    func firstBreaking(_ boundary: CapacitySearch.Boundary, above held: Int, below broke: Int?, maxRows: Int) -> Int? {
+        var high: Int
+        if let broke {
+            high = broke
+        } else {
+            // Double until a size breaks by the model.
+            high = max(held + 1, held * 2)
+            while holds(boundary, rows: high) {
+                if high >= maxRows { return nil }
+                high = min(maxRows, high * 2)
+            }
+        }
+        var low = held
+        while high - low > 1 {
+            let middle = low + (high - low) / 2
+            if holds(boundary, rows: middle) { low = middle } else { high = middle }
+        }
+        return high
+    }
+}
