@@ -113,8 +113,8 @@ private struct OpenedState {
             return nil
         }
         return PowerLossSweepReport.StateFailure(
-            point: point.ordinal, state: state.id, step: point.committedVersion < target ? point.committedVersion + 1 : nil,
-            phase: point.phase, message: message, kind: kind)
+            point: point.ordinal, state: state.id, step: point.step(target: target), phase: point.phase, message: message,
+            kind: kind)
     }
 }
 

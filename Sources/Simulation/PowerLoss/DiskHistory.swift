@@ -39,6 +39,13 @@ struct DiskHistory {
         /// In the order they were made.
         var pending: [PendingOperation]
 
+        /// The plan step at stake: the one that just committed (a commit), or the one under
+        /// way (a sync); nil after the last.
+        func step(target: Int) -> Int? {
+            if case .commit(let version) = moment { return version }
+            return committedVersion < target ? committedVersion + 1 : nil
+        }
+
         /// `journal`, `wal`, `main` (the file being synced), or `commit`.
         var phase: String {
             switch moment {
