@@ -70,6 +70,14 @@
 **   database file (in WAL mode, inside a checkpoint).  The fault is written to
 **   the stats file before it fires.
 **
+**   Recording (power-loss sweeps): after spacevfs_record_operations, every
+**   write (with its bytes), truncate, sync (with its flags), creation and
+**   deletion (with its dirSync flag) of a main database, journal or WAL is
+**   appended to a log file as it happens, for the parent to rebuild what a
+**   power cut at any sync could leave.  An ordinary run never turns it on and
+**   pays one untaken branch per operation.  A creation is seen by asking
+**   whether the file exists before xOpen, only while recording.
+**
 **   Re-registration: spacevfs_register may be called again, with the same
 **   or another stats path (tests do this; so can a long-lived process).  The
 **   VFS itself is registered once; the new stats file is mapped in place of
@@ -107,6 +115,7 @@
 #include <string.h>
 #include <sys/mman.h>
 #include <sys/stat.h>
+#include <sys/uio.h>
 #include <unistd.h>
 
 #include <sqlite3.h>
@@ -169,6 +178,8 @@ static struct {
   int eFault;                  /* SPACEVFS_FAULT_* armed in this process */
   i64 nFaultAt;                /* The durable sync or write it fires at */
   i64 nMainWrites;             /* Main database writes in this process, once armed */
+  int bRecording;              /* Operations are logged to fdLog */
+  int fdLog;                   /* The operation log (spacevfs_record_operations) */
 } gSpace = { .mutex = PTHREAD_MUTEX_INITIALIZER };
 
 #define REALVFS (gSpace.pReal)
@@ -217,6 +228,39 @@ static void spaceRecordFault(int eClass){
   pS->fault_hits++;
   pS->fault_class = eClass;
   pS->fault_tag = pS->window_tag;
+}
+
+/*
+** Append one record (and nData bytes of aData after it) to the operation
+** log, for files of the classes a power cut matters to.  One writev, so that
+** a kill between two records never leaves half of one.
+*/
+static void spaceLog(int eOp, int eClass, int flags, i64 iOfst, i64 nData,
+                     const void *aData){
+  spacevfs_record r;
+  struct iovec a[2];
+  if( eClass!=SPACEVFS_CLASS_MAIN && eClass!=SPACEVFS_CLASS_JOURNAL
+   && eClass!=SPACEVFS_CLASS_WAL ) return;
+  memset(&r, 0, sizeof(r));
+  r.op = (uint8_t)eOp;
+  r.file_class = (uint8_t)eClass;
+  r.flags = (uint16_t)flags;
+  r.offset = iOfst;
+  r.length = nData;
+  a[0].iov_base = &r;
+  a[0].iov_len = sizeof(r);
+  a[1].iov_base = (void*)aData;
+  a[1].iov_len = aData ? (size_t)nData : 0;
+  /* A short or failed write shows as a truncated log, which the parent refuses. */
+  (void)!writev(gSpace.fdLog, a, aData ? 2 : 1);
+}
+
+/* The class of a path xDelete names, from the suffix SQLite gives it. */
+static int spaceClassOfPath(const char *zPath){
+  size_t n = strlen(zPath);
+  if( n>8 && strcmp(zPath+n-8, "-journal")==0 ) return SPACEVFS_CLASS_JOURNAL;
+  if( n>4 && strcmp(zPath+n-4, "-wal")==0 ) return SPACEVFS_CLASS_WAL;
+  return SPACEVFS_CLASS_TEMP;
 }
 
 /* Set the counted size of pNode's file to szNew. */
@@ -367,6 +411,7 @@ static int spaceWrite(sqlite3_file *pFile, const void *zBuf, int iAmt,
       gSpace.pStats->window.write_calls[p->eClass]++;
     }
     if( iEnd>p->pNode->szFile ) spaceSetSize(p->pNode, iEnd);
+    if( gSpace.bRecording ) spaceLog(SPACEVFS_OP_WRITE, p->eClass, 0, iOfst, iAmt, zBuf);
     pthread_mutex_unlock(&gSpace.mutex);
     spaceAfterIo();
   }
@@ -386,6 +431,7 @@ static int spaceTruncate(sqlite3_file *pFile, sqlite3_int64 size){
     }
     pthread_mutex_lock(&gSpace.mutex);
     spaceSetSize(p->pNode, size);
+    if( gSpace.bRecording ) spaceLog(SPACEVFS_OP_TRUNCATE, p->eClass, 0, size, 0, 0);
     pthread_mutex_unlock(&gSpace.mutex);
   }
   return rc;
@@ -399,6 +445,7 @@ static int spaceSync(sqlite3_file *pFile, int flags){
   SpaceFile *p = (SpaceFile*)pFile;
   int rc;
   pthread_mutex_lock(&gSpace.mutex);
+  if( gSpace.bRecording ) spaceLog(SPACEVFS_OP_SYNC, p->eClass, flags, 0, 0, 0);
   if( gSpace.pStats ){
     spacevfs_stats *pS = gSpace.pStats;
     pS->run.syncs[p->eClass]++;
@@ -595,6 +642,7 @@ static int spaceOpen(sqlite3_vfs *pVfs, sqlite3_filename zName,
   SpaceNode *pNode;
   char *zCopy = 0;
   i64 szReal = 0;
+  int bCreated = 0;
   int rc;
   (void)pVfs;
   memset(p, 0, sizeof(*p));
@@ -604,6 +652,9 @@ static int spaceOpen(sqlite3_vfs *pVfs, sqlite3_filename zName,
   if( !p->bDeleteOnClose ){
     zCopy = sqlite3_mprintf("%s", zName);
     if( zCopy==0 ) return SQLITE_NOMEM;
+  }
+  if( gSpace.bRecording && !p->bDeleteOnClose && (flags & SQLITE_OPEN_CREATE) ){
+    bCreated = access(zName, F_OK)!=0;
   }
   rc = REALVFS->xOpen(REALVFS, zName, p->pReal, flags, pOutFlags);
   if( rc!=SQLITE_OK ){
@@ -643,6 +694,7 @@ static int spaceOpen(sqlite3_vfs *pVfs, sqlite3_filename zName,
   pNode->nRef++;
   p->pNode = pNode;
   spaceSetSize(pNode, szReal);
+  if( bCreated && gSpace.bRecording ) spaceLog(SPACEVFS_OP_CREATE, p->eClass, 0, 0, 0, 0);
   pthread_mutex_unlock(&gSpace.mutex);
 
   pFile->pMethods = &spaceIoMethods;
@@ -660,6 +712,9 @@ static int spaceDelete(sqlite3_vfs *pVfs, const char *zPath, int dirSync){
   rc = REALVFS->xDelete(REALVFS, zPath, dirSync);
   if( rc==SQLITE_OK || rc==SQLITE_IOERR_DELETE_NOENT ){   /* gone either way */
     pthread_mutex_lock(&gSpace.mutex);
+    if( gSpace.bRecording && rc==SQLITE_OK ){
+      spaceLog(SPACEVFS_OP_DELETE, spaceClassOfPath(zPath), dirSync, 0, 0, 0);
+    }
     pNode = spaceFindNode(zPath);
     if( pNode ){
       if( pNode->nRef==0 ){
@@ -886,5 +941,24 @@ void spacevfs_inject_fault(int kind, int64_t n){
   gSpace.eFault = kind;
   gSpace.nFaultAt = n;
   gSpace.nMainWrites = 0;
+  pthread_mutex_unlock(&gSpace.mutex);
+}
+
+/* Start logging operations to zLogPath (see spacevfs.h). */
+int spacevfs_record_operations(const char *zLogPath){
+  int fd = open(zLogPath, O_WRONLY|O_CREAT|O_APPEND|O_CLOEXEC, 0600);
+  if( fd<0 ) return errno;
+  pthread_mutex_lock(&gSpace.mutex);
+  if( gSpace.bRecording ) close(gSpace.fdLog);
+  gSpace.fdLog = fd;
+  gSpace.bRecording = 1;
+  pthread_mutex_unlock(&gSpace.mutex);
+  return 0;
+}
+
+/* Log that version is now committed (see spacevfs.h). */
+void spacevfs_record_mark(int64_t version){
+  pthread_mutex_lock(&gSpace.mutex);
+  if( gSpace.bRecording ) spaceLog(SPACEVFS_OP_MARK, SPACEVFS_CLASS_MAIN, 0, version, 0, 0);
   pthread_mutex_unlock(&gSpace.mutex);
 }

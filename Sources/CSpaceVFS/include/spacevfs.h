@@ -134,4 +134,39 @@ enum {
 */
 void spacevfs_inject_fault(int kind, int64_t n);
 
+/*
+** Recording, for a power-loss sweep.  Off unless spacevfs_record_operations was
+** called in this process; then every operation on the main database, its journal
+** and its WAL that a power cut could undo is appended to a log file, one
+** spacevfs_record each (a write followed by its bytes), in the order it happened,
+** across the launches (each worker appends).  The -shm and temp files are not
+** logged: neither outlives a power cut as state SQLite trusts.
+*/
+enum {
+    SPACEVFS_OP_WRITE = 1,    /* offset, length; the length bytes follow */
+    SPACEVFS_OP_TRUNCATE = 2, /* offset = the new size */
+    SPACEVFS_OP_SYNC = 3,     /* flags = the SQLITE_SYNC_* flags; logged before the real sync */
+    SPACEVFS_OP_CREATE = 4,   /* the file did not exist and xOpen created it */
+    SPACEVFS_OP_DELETE = 5,   /* flags = xDelete's dirSync */
+    SPACEVFS_OP_MARK = 6      /* offset = a version the caller says is now committed */
+};
+
+typedef struct spacevfs_record {
+    uint8_t op;          /* SPACEVFS_OP_* */
+    uint8_t file_class;  /* SPACEVFS_CLASS_MAIN, _JOURNAL or _WAL (0 for a mark) */
+    uint16_t flags;
+    uint32_t reserved;
+    int64_t offset;
+    int64_t length;
+} spacevfs_record;
+
+/*
+** Worker side: start logging to zLogPath (created 0600 if missing, appended to).
+** Returns 0 or an errno value.
+*/
+int spacevfs_record_operations(const char *zLogPath);
+
+/* Worker side: log a mark (a committed version); nothing when not recording. */
+void spacevfs_record_mark(int64_t version);
+
 #endif

@@ -185,6 +185,7 @@ public enum RunCommand {
         FileHandle.standardOutput.write(Data(ReportRendering.render(result.report, as: rehearsal.format, plan: plan)))
         // A pipeline that checks the status learns of a point that did not survive too.
         let sweepsSurvived = [result.report.killSweep, result.report.diskFullSweep].allSatisfy { $0?.failures.isEmpty ?? true }
+            && result.report.powerLossSweep?.failures.isEmpty ?? true
         return result.report.outcome == .completed && sweepsSurvived ? 0 : 1
     }
 

@@ -10,11 +10,13 @@ enum WorkerCommand {
             .init("job", value: "DIR"), .init("parent", value: "PID"), .init("launch", value: "N"),
             .init("final-only", value: nil), .init(StorageFault.killFlag, value: "N"), .init(StorageFault.fullFlag, value: "N"),
             .init(StorageFault.mainWriteFlag, value: "N"), .init("input", value: "FILE"), .init("await-start", value: nil),
+            .init(StorageFault.recordFlag, value: nil),
         ],
         operands: 1...1, operandName: "a task (\(Worker.Task.allCases.map(\.rawValue).joined(separator: ", ")))",
         usage: """
             usage: preflight worker \(Worker.Task.allCases.map(\.rawValue).joined(separator: "|")) --job DIR --parent PID [--launch N] [--final-only]
-                   [--kill-before-sync N | --full-at-write N | --kill-at-main-write N] [--input FILE] [--await-start]
+                   [--kill-before-sync N | --full-at-write N | --kill-at-main-write N | --record-operations]
+                   [--input FILE] [--await-start]
 
             Internal: one process of a rehearsal, started by 'preflight run' and 'preflight serve'
             in a job directory they made. It opens the job's database with SQLite, so that the
@@ -54,6 +56,10 @@ enum WorkerCommand {
                     throw UsageError("--\(flag) must be a whole number from 1, got \"\(text)\"")
                 }
                 fault = make(point)
+            }
+            if parsed.isSet(StorageFault.recordFlag) {
+                guard fault == nil else { throw UsageError("--\(StorageFault.recordFlag) excludes the faults") }
+                fault = .recordOperations
             }
             return Worker.main(Worker.Invocation(
                 task: task, jobDirectory: job, parentPID: parent, launch: launch, finalOnly: parsed.isSet("final-only"),

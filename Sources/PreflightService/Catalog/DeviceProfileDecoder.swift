@@ -6,6 +6,7 @@ enum DeviceProfileDecoder {
     static let keys: Set<String> = [
         "name", "description", "sqlite_version", "min_sqlite_version", "entry_point", "watchdog_ms", "free_bytes",
         "memory_limit_bytes", "launches", "time_scale", "speed", "connection",
+        "durability",
     ]
 
     static func decode(_ bytes: [UInt8], source: String) throws(ConfigurationError) -> DeviceProfile {
@@ -54,7 +55,28 @@ enum DeviceProfileDecoder {
             memoryLimitBytes: try fields.integer("memory_limit_bytes", minimum: 1),
             launches: Int(try fields.integer("launches", minimum: 1) ?? 5), timeScale: timeScale,
             speed: try speed(object["speed"], source: source),
-            connection: try connection(object["connection"], source: source))
+            connection: try connection(object["connection"], source: source),
+            durability: try durability(object["durability"], source: source))
+    }
+
+    /// `durability`: `fsync` (`durable` or `drive_cache`), `fullfsync`, `powersafe_overwrite`.
+    private static func durability(_ value: JSONValue?, source: String) throws(ConfigurationError) -> Durability {
+        var durability = Durability()
+        guard let value, value != .null else { return durability }
+        guard let object = value.objectValue else {
+            throw ConfigurationError(key: "\(source): durability", message: "must be an object")
+        }
+        let fields = Fields(object: object, source: source, prefix: "durability.")
+        try fields.rejectUnknown(Durability.keys)
+        if let text = try fields.string("fsync") {
+            guard let fsync = Durability.Fsync(rawValue: text) else {
+                throw fields.problem("fsync", "must be durable or drive_cache, got \"\(text)\"")
+            }
+            durability.fsync = fsync
+        }
+        durability.fullfsync = try fields.bool("fullfsync") ?? durability.fullfsync
+        durability.powersafeOverwrite = try fields.bool("powersafe_overwrite") ?? durability.powersafeOverwrite
+        return durability
     }
 
     /// `speed`: `cpu` as a Geekbench 5 single-core score (the reference core's costs scaled

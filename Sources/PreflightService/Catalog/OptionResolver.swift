@@ -19,7 +19,7 @@ public struct OptionResolver: Sendable {
     public static let names = [
         "target", "device", "watchdog_ms", "free_bytes", "launches", "space_check", "verify", "sqlite_check",
         // disk_full_sweep is Preflight's own: CONTRACT §2 names only kill_sweep.
-        "kill_sweep", "disk_full_sweep", "clock",
+        "kill_sweep", "disk_full_sweep", "power_loss_sweep", "clock",
     ]
 
     public var devices: DeviceCatalog
@@ -82,6 +82,13 @@ public struct OptionResolver: Sendable {
         }
         if let text = values["kill_sweep"] { options.killSweep = try sweep(text, option: "kill_sweep") }
         if let text = values["disk_full_sweep"] { options.diskFullSweep = try sweep(text, option: "disk_full_sweep") }
+        if let text = values["power_loss_sweep"] {
+            guard let selection = PowerLossSelection(text) else {
+                throw OptionError(
+                    "power_loss_sweep must be \"off\", \"all\", a number of states from 1 to \(SweepSelection.maxCount), or POINT:STATE as a report's power_loss_sweep failure names one (e.g. 12:lost-journal), got \"\(text)\"")
+            }
+            options.powerLossSweep = selection
+        }
         return (options, device)
     }
 

@@ -95,11 +95,23 @@ public enum ReportRendering {
         }
         if let sweep = report.killSweep { lines.append(sweepLine(sweep, points: "kill points")) }
         if let sweep = report.diskFullSweep { lines.append(sweepLine(sweep, points: "disk-full points")) }
+        if let sweep = report.powerLossSweep { lines.append(powerLossLine(sweep)) }
         for warning in report.warnings {
             let step = warning.step.map { " (step \($0))" } ?? ""
             lines.append("warning \(warning.code)\(step): \(warning.message)")
         }
         return lines.map(TerminalText.field).joined(separator: "\n") + "\n"
+    }
+
+    /// "survives 120/124 power-loss states (at 31 points); first failure at 12:lost-journal
+    /// (version_rolled_back, step 3, journal): ...". Replay it: `--power-loss-sweep 12:lost-journal`.
+    static func powerLossLine(_ sweep: PowerLossSweepReport) -> String {
+        var line = "survives \(sweep.survived)/\(sweep.states) power-loss states (at \(sweep.points) points)"
+        if let first = sweep.failures.first {
+            let place = [first.kind.rawValue] + [first.step.map { "step \($0)" }, first.phase].compactMap { $0 }
+            line += "; first failure at \(first.point):\(first.state) (\(place.joined(separator: ", "))): \(first.message)"
+        }
+        return line
     }
 
     /// "survives 214/214 kill points", or with the first failure: "survives 200/214 kill

@@ -25,12 +25,15 @@ public struct DeviceProfile: Sendable, Equatable {
     /// that means this machine (`default`).
     public var speed: SpeedModel?
     public var connection: ConnectionSettings
+    /// What a sync guarantees, for the power-loss sweep.
+    public var durability: Durability
 
     /// `watchdogMs` nil takes the entry point's watchdog.
     public init(
         name: String, description: String = "", sqliteVersion: SQLiteVersion? = nil, entryPoint: EntryPoint? = nil,
         watchdogMs: Int? = nil, freeBytes: Int64? = nil, memoryLimitBytes: Int64? = nil, launches: Int = 5,
-        timeScale: Double = 1, speed: SpeedModel? = nil, connection: ConnectionSettings = ConnectionSettings()
+        timeScale: Double = 1, speed: SpeedModel? = nil, connection: ConnectionSettings = ConnectionSettings(),
+        durability: Durability = Durability()
     ) {
         self.name = name
         self.description = description
@@ -43,6 +46,7 @@ public struct DeviceProfile: Sendable, Equatable {
         self.timeScale = timeScale
         self.speed = speed
         self.connection = connection
+        self.durability = durability
     }
 
     /// No watchdog, unlimited space: what runs when nothing is chosen.

@@ -8,6 +8,7 @@ import MigrationCore
 ///                               --db where it lies: `Job.input`)
 ///     work.db (-wal, -shm, -journal)  the copy the launches migrate
 ///     space.stats               the space VFS's counters: mmapped by workers, read by the parent
+///     operations.log            a power-loss sweep's record of the run's writes and syncs
 ///     job.json                  the worker's instructions
 ///     fresh-install.db          the verifier's fresh install, built and removed again
 ///     input-check.db (-wal)     a copy of the upload, made only to look for damage in it
@@ -54,6 +55,9 @@ public struct JobDirectory: Sendable, Equatable {
     /// A copy of the upload that a damage check opens (SQLite may write to what it opens,
     /// and the upload is never changed), made only after a run met damage (`InputDamage`).
     public var inputCheck: DatabaseFiles { DatabaseFiles(file("input-check.db")) }
+    /// What a power-loss sweep's recording replay did to the database's files
+    /// (`StorageFault.recordOperations`, `OperationLog`).
+    public var operationLog: String { file("operations.log") }
     /// Where the verifier builds its fresh install for the schema comparison.
     public var freshInstall: String { file("fresh-install.db") }
 

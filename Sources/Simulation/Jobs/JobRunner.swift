@@ -52,6 +52,7 @@ struct JobRun {
     var injectedFault: StorageFault?
     var killSweep: SweepReport?
     var diskFullSweep: SweepReport?
+    var powerLossSweep: PowerLossSweepReport?
     /// What only the report needs from the upload, read on a second core while the run goes on.
     var reading: BackgroundTask<UploadReading>?
     /// Workers started ahead of their turn, so that their process start overlaps the copy
@@ -390,7 +391,7 @@ struct JobRun {
             options: job.options, input: input, launches: launches, steps: ledger.entries, space: space,
             final: final, warnings: warnings + ledger.warnings,
             timings: Timings(totalMs: milliseconds(ContinuousClock.now - started), uploadMs: job.uploadMs, phases: phases),
-            killSweep: killSweep, diskFullSweep: diskFullSweep)
+            killSweep: killSweep, diskFullSweep: diskFullSweep, powerLossSweep: powerLossSweep)
     }
 
     /// The least free space with which the run succeeds: the highest point any step

@@ -2,7 +2,8 @@ import Foundation
 import Glibc
 import MigrationCore
 
-/// The kill sweep (CONTRACT §2 `kill_sweep`) and the disk-full sweep (`disk_full_sweep`,
+/// The kill sweep (CONTRACT §2 `kill_sweep`), the power-loss sweep (`power_loss_sweep`,
+/// `PowerLossSweep.swift`) and the disk-full sweep (`disk_full_sweep`,
 /// Preflight's own addition: the contract names only the kill sweep): after the run has
 /// reached its target and been verified, it is replayed once per point on a fresh copy of
 /// the input, with a real fault at that point, through the same launch loop; each
@@ -24,8 +25,8 @@ extension JobRun {
     /// Answers `outcome`, or `failed` when the sweep could not go on (the job's time ran
     /// out: `time_limit`, phase `sweep`); the points replayed until then stay in the report.
     mutating func sweep(after outcome: Outcome) -> Outcome {
-        let (killing, filling) = (job.options.killSweep, job.options.diskFullSweep)
-        guard killing != .off || filling != .off else { return outcome }
+        let (killing, filling, powerLoss) = (job.options.killSweep, job.options.diskFullSweep, job.options.powerLossSweep)
+        guard killing != .off || filling != .off || powerLoss != .off else { return outcome }
         if killing != .off { killSweep = SweepReport() }
         if filling != .off { diskFullSweep = SweepReport() }
         let counters = SpaceStats.read(path: job.directory.spaceStats)
@@ -42,6 +43,11 @@ extension JobRun {
                 diskFullSweep?.record(try sweeping.fillDisk(at: point))
             }
             if let report = diskFullSweep { progress?(report.summary(of: "disk-full")) }
+            if powerLoss != .off {
+                powerLossSweep = PowerLossSweepReport()
+                try sweeping.powerLoss(powerLoss, durability: job.device.durability) { powerLossSweep?.record($0, failure: $1) }
+                if let report = powerLossSweep { progress?(report.summary) }
+            }
             return outcome
         } catch let timeLimit as OutOfJobTime {
             failure = timeLimitFailure(timeLimit.phase)
@@ -55,7 +61,7 @@ extension JobRun {
 }
 
 /// The replays of one sweep, each a `JobRun` of its own in the sweep directory.
-private struct SweepReplays {
+struct SweepReplays {
     /// The uninterrupted run: its job, launcher and input are each replay's.
     let run: JobRun
     let directory: JobDirectory
@@ -173,7 +179,7 @@ private struct SweepReplays {
     /// Runs the launches of one replay, through the launch loop of every run, on a fresh
     /// copy of the input or on what the last replay left; answers the replay and how its
     /// launches ended (nil: at the target).
-    private func launch(with fault: StorageFault?, onFreshCopy fresh: Bool) throws -> (JobRun, Outcome?) {
+    func launch(with fault: StorageFault?, onFreshCopy fresh: Bool) throws -> (JobRun, Outcome?) {
         if run.launcher.isPastJobDeadline { throw OutOfJobTime(phase: .sweep) }
         if run.launcher.cancellation.isCancelled { throw Cancelled() }
         let manager = FileManager.default
@@ -187,7 +193,7 @@ private struct SweepReplays {
         var job = run.job
         job.directory = directory
         // The kill takes one launch that the uninterrupted run did not need.
-        if fault != nil { job.options.launches += 1 }
+        if let fault, fault != .recordOperations { job.options.launches += 1 }
         var replay = JobRun(
             job: job,
             launcher: WorkerLauncher(
@@ -204,7 +210,7 @@ private struct SweepReplays {
 
     /// Where `replay` left the file; nil when the worker reading it died (SQLite crashed
     /// on what the fault left: a failure of the point, not of the sweep).
-    private func endState(of replay: JobRun) throws -> EndState? {
+    func endState(of replay: JobRun) throws -> EndState? {
         try replay.runReportingWorker(.fingerprint)?.endState
     }
 

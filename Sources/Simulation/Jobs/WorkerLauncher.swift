@@ -140,7 +140,7 @@ struct OutOfJobTime: Error {
             case .launch: return "launches"
             case .verify: return "verification"
             case .replay: return "fresh-install replay of the plan (schema comparison)"
-            case .sweep: return "kill or disk-full sweep (the run replayed with a fault at each point)"
+            case .sweep: return "kill, disk-full or power-loss sweep (the run replayed with a fault at each point)"
             }
         }
     }

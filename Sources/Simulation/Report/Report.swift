@@ -25,12 +25,14 @@ public struct Report: Sendable, Codable {
     /// Null unless the `disk_full_sweep` option asked for it (Preflight's own field:
     /// CONTRACT names only `kill_sweep`).
     public var diskFullSweep: SweepReport?
+    /// Null unless the `power_loss_sweep` option asked for it.
+    public var powerLossSweep: PowerLossSweepReport?
 
     public init(
         jobID: String, outcome: Outcome, failure: Failure?, plan: PlanSummary, options: RunOptions,
         input: InputSummary, launches: [LaunchReport], steps: [StepReport], space: SpaceReport,
         final: FinalState?, warnings: [Warning], timings: Timings, killSweep: SweepReport? = nil,
-        diskFullSweep: SweepReport? = nil
+        diskFullSweep: SweepReport? = nil, powerLossSweep: PowerLossSweepReport? = nil
     ) {
         self.jobID = jobID
         self.outcome = outcome
@@ -46,11 +48,13 @@ public struct Report: Sendable, Codable {
         self.timings = timings
         self.killSweep = killSweep
         self.diskFullSweep = diskFullSweep
+        self.powerLossSweep = powerLossSweep
     }
 
     enum CodingKeys: String, CodingKey {
         case reportVersion = "report_version", jobID = "job_id", outcome, failure, plan, options, input
         case launches, steps, space, final, warnings, timings, killSweep = "kill_sweep", diskFullSweep = "disk_full_sweep"
+        case powerLossSweep = "power_loss_sweep"
     }
 
     public func encode(to encoder: Encoder) throws {
@@ -70,6 +74,7 @@ public struct Report: Sendable, Codable {
         try container.encode(timings, forKey: .timings)
         try container.encode(killSweep, forKey: .killSweep)
         try container.encode(diskFullSweep, forKey: .diskFullSweep)
+        try container.encode(powerLossSweep, forKey: .powerLossSweep)
     }
 
     public init(from decoder: Decoder) throws {
@@ -94,6 +99,7 @@ public struct Report: Sendable, Codable {
         timings = try container.decode(Timings.self, forKey: .timings)
         killSweep = try container.decodeIfPresent(SweepReport.self, forKey: .killSweep)
         diskFullSweep = try container.decodeIfPresent(SweepReport.self, forKey: .diskFullSweep)
+        powerLossSweep = try container.decodeIfPresent(PowerLossSweepReport.self, forKey: .powerLossSweep)
     }
 }
 

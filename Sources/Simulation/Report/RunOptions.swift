@@ -24,12 +24,15 @@ public struct RunOptions: Sendable, Codable, Equatable {
     /// After the run, replay it with the disk filling at its writes. Preflight's own
     /// option: CONTRACT names only `kill_sweep`.
     public var diskFullSweep: SweepSelection
+    /// After the run, open the states a power cut at each durable point can leave
+    /// (CONTRACT §2 `power_loss_sweep`).
+    public var powerLossSweep: PowerLossSelection
 
     public init(
         device: String = "default", target: Int? = nil, watchdogMs: Int? = nil, freeBytes: Int64? = nil,
         launches: Int = 5, spaceCheck: MigrationSettings.SpaceCheck = .estimate, verify: Verifier.Mode = .full,
         sqliteCheck: SQLiteCheck = .fail, timeScale: Double = 1, clock: Clock = .wall, speed: SpeedModel? = nil,
-        killSweep: SweepSelection = .off, diskFullSweep: SweepSelection = .off
+        killSweep: SweepSelection = .off, diskFullSweep: SweepSelection = .off, powerLossSweep: PowerLossSelection = .off
     ) {
         self.device = device
         self.target = target
@@ -44,6 +47,7 @@ public struct RunOptions: Sendable, Codable, Equatable {
         self.speed = speed
         self.killSweep = killSweep
         self.diskFullSweep = diskFullSweep
+        self.powerLossSweep = powerLossSweep
     }
 
     /// The clock a launch's watchdog counts (CONTRACT §2 `clock`).
@@ -73,7 +77,7 @@ public struct RunOptions: Sendable, Codable, Equatable {
     enum CodingKeys: String, CodingKey {
         case device, target, watchdogMs = "watchdog_ms", freeBytes = "free_bytes", launches
         case spaceCheck = "space_check", verify, sqliteCheck = "sqlite_check", timeScale = "time_scale", clock, speed
-        case killSweep = "kill_sweep", diskFullSweep = "disk_full_sweep"
+        case killSweep = "kill_sweep", diskFullSweep = "disk_full_sweep", powerLossSweep = "power_loss_sweep"
     }
 
     public init(from decoder: Decoder) throws {
@@ -93,7 +97,8 @@ public struct RunOptions: Sendable, Codable, Equatable {
             speed: try container.decodeIfPresent(SpeedModel.self, forKey: .speed),
             // Reports written before the sweeps existed have neither.
             killSweep: try container.decodeIfPresent(SweepSelection.self, forKey: .killSweep) ?? .off,
-            diskFullSweep: try container.decodeIfPresent(SweepSelection.self, forKey: .diskFullSweep) ?? .off)
+            diskFullSweep: try container.decodeIfPresent(SweepSelection.self, forKey: .diskFullSweep) ?? .off,
+            powerLossSweep: try container.decodeIfPresent(PowerLossSelection.self, forKey: .powerLossSweep) ?? .off)
     }
 
     public func encode(to encoder: Encoder) throws {
@@ -111,5 +116,6 @@ public struct RunOptions: Sendable, Codable, Equatable {
         try container.encode(speed, forKey: .speed)
         try container.encode(killSweep, forKey: .killSweep)
         try container.encode(diskFullSweep, forKey: .diskFullSweep)
+        try container.encode(powerLossSweep, forKey: .powerLossSweep)
     }
 }

@@ -1,4 +1,5 @@
 import CSQLite
+import CSpaceVFS
 import Foundation
 import Glibc
 import MigrationCore
@@ -176,7 +177,7 @@ public enum Worker {
         _ directory: JobDirectory, plan: Plan, instructions: WorkerInstructions, launch: Int, fault: StorageFault?
     ) throws {
         let meter = try SpaceVFSMeter(statsPath: directory.spaceStats)
-        fault?.arm()
+        try fault?.arm(directory)
         var faults: FaultInjection?
         if let specification = ProcessInfo.processInfo.environment[faultVariable] {
             faults = try FaultInjection.forLaunch(launch, in: specification, jobDirectory: directory.path)
@@ -187,7 +188,9 @@ public enum Worker {
         let clock = instructions.deviceSpeed.map { DeviceClock(model: $0, watchdogMs: instructions.deviceWatchdogMs) }
         clock?.start()
         let migrator = Migrator(plan: plan, settings: settings, spaceMeter: meter, hooks: faults, workMeter: clock?.work)
+        let recording = fault == .recordOperations
         _ = migrator.migrate(databaseAt: directory.work.path) { event in
+            if recording, let version = event.committedVersion(under: plan.runner) { spacevfs_record_mark(Int64(version)) }
             var event = event
             ProcessMemory.measureStep(&event)
             event.device = clock?.now
