@@ -1,11 +1,12 @@
-# Preflight: the HTTP service that rehearses SQLite schema migrations (see README.md).
+# Preflight: the HTTP service that rehearses SQLite schema migrations (see README.md and
+# docs/container.md).
 #
 #   docker build -t preflight .
 #   docker run --rm -p 8080:8080 -v "$PWD/Config:/app/Config:ro" preflight
 #
 # The runtime stage is checked without a Docker engine by scripts/check-container-runtime:
 # it reads the last stage of this file (the apt-get package list, the groupadd/useradd RUN,
-# USER, the two COPY destinations, the HEALTHCHECK's bash command and the ENTRYPOINT),
+# USER, the COPY destinations, the HEALTHCHECK's bash command and the ENTRYPOINT),
 # rebuilds that root file system with debootstrap and runs the ENTRYPOINT inside it.
 
 # ---- build: the official Swift image on Debian 12 (bookworm), the toolchain CI uses ----
@@ -28,23 +29,28 @@ COPY Sources Sources
 COPY Benchmarks Benchmarks
 COPY Tests Tests
 COPY Examples Examples
+COPY scripts/man-page scripts/man-page
 # The Swift runtime and Foundation are linked in statically: the runtime stage needs no
-# Swift toolchain, only the C libraries that `ldd` lists.
+# Swift toolchain, only the C libraries that `ldd` lists. The man page is made from the
+# binary's own --help (scripts/man-page), so that both come from one command syntax.
 RUN swift build -c release --static-swift-stdlib --product preflight \
-    && install -m 0755 "$(swift build -c release --static-swift-stdlib --show-bin-path)/preflight" /usr/local/bin/preflight
+    && install -m 0755 "$(swift build -c release --static-swift-stdlib --show-bin-path)/preflight" /usr/local/bin/preflight \
+    && mkdir -p /usr/local/share/man/man1 \
+    && scripts/man-page /usr/local/bin/preflight >/usr/local/share/man/man1/preflight.1
 
-# ---- runtime: Debian 12 slim with only what the binary links ----
+# ---- runtime: Debian 12 slim with only what the binary links, and man for its page ----
 FROM debian:bookworm-slim
 
 # `ldd preflight` needs libsqlite3.so.0 and libmicrohttpd.so.12 (which brings libgnutls30
 # and its libraries, among them libnettle8, whose SHA-256 CNettle links); libstdc++6,
 # libgcc-s1 and libc6 are already part of bookworm-slim.
-# No curl: the HEALTHCHECK below talks HTTP with bash alone.
+# No curl: the HEALTHCHECK below talks HTTP with bash alone. man-db: `man preflight`.
 # hadolint ignore=DL3008
 RUN apt-get update \
     && DEBIAN_FRONTEND=noninteractive apt-get install -y --no-install-recommends \
         libsqlite3-0 \
         libmicrohttpd12 \
+        man-db \
     && rm -rf /var/lib/apt/lists/*
 
 # A fixed, numeric non-root user, so that Kubernetes' runAsNonRoot can verify it.
@@ -53,6 +59,7 @@ RUN groupadd --gid 10001 preflight \
         --shell /usr/sbin/nologin preflight
 
 COPY --from=build /usr/local/bin/preflight /usr/local/bin/preflight
+COPY --from=build /usr/local/share/man/man1/preflight.1 /usr/local/share/man/man1/preflight.1
 # Plans, device profiles and preflight.json at a fixed path; mount a directory of your own
 # over /app/Config to change them. Relative paths in /app/Config/preflight.json resolve
 # against /app, so its "Config/plans" is /app/Config/plans.

@@ -49,14 +49,18 @@ import TestSupport
         }
     }
 
-    /// Every image name written down (the manifest's comments, the CI recipes, the README) has
-    /// the version of the code, so a release bump cannot leave one behind.
+    /// Every image name written down (the manifest's comments, the CI recipes, the README and
+    /// the documents in docs/) has the version of the code, so a release bump cannot leave one
+    /// behind.
     @Test func everyImageTagIsTheVersion() throws {
         let tag = try Regex(#"preflight:([0-9]+\.[0-9]+\.[0-9]+)"#)
-        for path in ["Config/kubernetes/preflight.yaml", "docs/ci/github-actions.yml", "docs/ci/gitlab-ci.yml", "scripts/ci-preflight", "README.md"] {
+        let documents = try FileManager.default.contentsOfDirectory(atPath: Repository.path("docs"))
+            .filter { $0.hasSuffix(".md") }.sorted().map { "docs/" + $0 }
+        let recipes = ["Config/kubernetes/preflight.yaml", "docs/ci/github-actions.yml", "docs/ci/gitlab-ci.yml", "scripts/ci-preflight"]
+        for path in recipes + ["README.md"] + documents {
             let text = try String(contentsOfFile: Repository.path(path), encoding: .utf8)
             let versions = text.matches(of: tag).compactMap { $0.output[1].substring.map(String.init) }
-            #expect(!versions.isEmpty || path == "README.md", "\(path) names no preflight image")
+            #expect(!versions.isEmpty || !recipes.contains(path), "\(path) names no preflight image")
             #expect(versions.allSatisfy { $0 == Version.preflight }, "\(path): \(versions), not \(Version.preflight)")
         }
     }
