@@ -9,12 +9,14 @@
 //     swift run -c release preflight-bench clock     # the device clock's modelled time vs the measured
 //     swift run -c release preflight-bench connections  # /healthz and a migration under 10,000 idle connections
 //     swift run -c release preflight-bench decode    # plan decoding time against the plan's length
+//     swift run -c release preflight-bench matrix    # preflight matrix vs its cells one at a time / cores
 import Foundation
 
 let benchmarks: [String: ([String]) throws -> Void] = [
     "clock": runClockBenchmark,
     "connections": runConnectionsBenchmark,
     "decode": runDecodeBenchmark,
+    "matrix": runMatrixBenchmark,
     "rebuild": runRebuildBenchmark,
     "run": runRunBenchmark,
     "space": runSpaceBenchmark,

@@ -70,6 +70,23 @@ struct OpenAPITests {
             "capacity-multipart-html", valid: true, capacity,
             auth + ["-H", "Content-Type: multipart/form-data; boundary=\(boundary)", "-H", "Accept: text/html"], body: sampleOnly)
         try send("capacity-bad-option", valid: false, "/v1/capacity?plan=notes&max_rows=x", auth + octets, body: database)
+        // A matrix: the fixtures as database parts, the answer in every form.
+        let matrixBody = fixtures + "/matrix-multipart.bin"
+        try multipartBody(
+            boundary: boundary,
+            parts: [
+                ("database", "notes-v1.db", "application/octet-stream", try Data(contentsOf: URL(fileURLWithPath: database))),
+                ("database", "garbage.db", "application/octet-stream", try Data(contentsOf: URL(fileURLWithPath: garbage))),
+                ("options", nil, "application/json", Data(#"{"devices": "phone", "rows": "notes=5", "launches": 2}"#.utf8)),
+            ]
+        ).write(to: URL(fileURLWithPath: matrixBody))
+        let matrixForm = auth + ["-H", "Content-Type: multipart/form-data; boundary=\(boundary)"]
+        try send("matrix-json", valid: true, "/v1/matrix?plan=notes", matrixForm, body: matrixBody)
+        try send("matrix-text", valid: true, "/v1/matrix?plan=notes", matrixForm + ["-H", "Accept: text/plain"], body: matrixBody)
+        try send("matrix-junit", valid: true, "/v1/matrix?plan=notes", matrixForm + ["-H", "Accept: application/xml"], body: matrixBody)
+        try send("matrix-html", valid: true, "/v1/matrix?plan=notes&format=html", matrixForm, body: matrixBody)
+        try send("matrix-raw-body", valid: false, "/v1/matrix?plan=notes", auth + octets, body: database)
+        try send("matrix-bad-option", valid: false, "/v1/matrix?plan=notes&from=x", matrixForm, body: matrixBody)
         // Kept jobs in every form, and the migrated database.
         try send("job-json", valid: true, "/v1/jobs/\(id)", auth)
         try send("job-text", valid: true, "/v1/jobs/\(id)", auth + ["-H", "Accept: text/plain"])
@@ -96,6 +113,7 @@ struct OpenAPITests {
         // Every answer is what the request asked for, so the validator sees each kind it should.
         let statuses = Dictionary(uniqueKeysWithValues: exchanges.map { ($0.name, $0.result.status) })
         #expect(statuses["upload-multipart"] == 200 && statuses["upload-too-large"] == 413 && statuses["upload-json-body"] == 415)
+        #expect(statuses["matrix-json"] == 200 && statuses["matrix-raw-body"] == 415 && statuses["matrix-bad-option"] == 400)
         #expect(statuses["upload-no-token"] == 401 && statuses["upload-bad-option"] == 400 && statuses["plans-with-body"] == 400)
 
         let recorded = fixtures + "/exchanges"

@@ -16,16 +16,7 @@ enum MatrixRendering {
     }
 
     /// Pretty JSON with sorted keys, as the report's.
-    static func json(_ answer: MatrixAnswer) -> [UInt8] {
-        let encoder = JSONEncoder()
-        encoder.outputFormatting = [.prettyPrinted, .sortedKeys, .withoutEscapingSlashes]
-        do {
-            return Array(try encoder.encode(answer)) + [0x0A]
-        } catch {
-            let message = JSONValue.string("the matrix answer could not be encoded: \(error)").canonicalText
-            return Array("{\"error\": {\"code\": \"internal\", \"message\": \(message)}}\n".utf8)
-        }
-    }
+    static func json(_ answer: MatrixAnswer) -> [UInt8] { ReportRendering.prettyJSON(answer, what: "matrix answer") }
 
     // MARK: - Text
 

@@ -19,15 +19,18 @@ public enum ReportRendering {
     // MARK: - JSON
 
     /// The report as pretty JSON with sorted keys: the same report always gives the same bytes.
-    public static func json(_ report: Report) -> [UInt8] {
+    public static func json(_ report: Report) -> [UInt8] { prettyJSON(report, what: "report") }
+
+    /// An answer (`what`: a report, a matrix answer) as pretty JSON with sorted keys.
+    static func prettyJSON<Answer: Encodable>(_ answer: Answer, what: String) -> [UInt8] {
         let encoder = JSONEncoder()
         encoder.outputFormatting = [.prettyPrinted, .sortedKeys, .withoutEscapingSlashes]
         do {
-            return Array(try encoder.encode(report)) + [0x0A]
+            return Array(try encoder.encode(answer)) + [0x0A]
         } catch {
-            // Report's encoders write only strings, numbers and containers; this cannot
+            // The answers' encoders write only strings, numbers and containers; this cannot
             // happen, but an answer must still be JSON.
-            let message = JSONValue.string("the report could not be encoded: \(error)").canonicalText
+            let message = JSONValue.string("the \(what) could not be encoded: \(error)").canonicalText
             return Array("{\"error\": {\"code\": \"internal\", \"message\": \(message)}}\n".utf8)
         }
     }

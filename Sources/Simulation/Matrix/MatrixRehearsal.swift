@@ -34,6 +34,11 @@ public final class MatrixRehearsal: Sendable {
         progress: @escaping @Sendable (String) -> Void = { _ in }
     ) -> MatrixAnswer {
         let planned = MatrixRows(request).rows
+        let identity = Self.identity(request, rows: planned)
+        var request = request
+        if let sample = request.sample, request.rows.isEmpty {
+            request.rows = sampleRows(sample, request: request, directory: directory, cancellation: cancellation)
+        }
         let devices = request.devices
         var cells: [MatrixWork.Cell] = []
         for rowIndex in planned.indices {
@@ -46,7 +51,28 @@ public final class MatrixRehearsal: Sendable {
             request: request, rows: planned, cells: cells, directory: directory, parent: cancellation,
             workerExecutable: workerExecutable, progress: progress)
         work.runAll(parallelism: max(1, request.parallelism), slots: slots)
-        return work.answer(identity: Self.identity(request, rows: planned))
+        return work.answer(identity: identity)
+    }
+
+    /// Without `rows`, the synthesized files have the sample's row counts, read by a
+    /// sandboxed worker. A sample that cannot be read leaves them empty here: each
+    /// synthesis reads it again and its row's cells say why (`invalid_sample`).
+    private func sampleRows(
+        _ sample: String, request: MatrixRequest, directory: JobDirectory, cancellation: JobCancellation
+    ) -> [String: Int] {
+        guard let place = try? JobDirectory.create(parent: directory.path + "/sample"),
+            (try? copyFile(sample, to: place.input.path)) != nil
+        else { return [:] }
+        let first = request.devices[0]
+        let launcher = WorkerLauncher(
+            executable: workerExecutable, job: Job(directory: place, plan: request.plan, options: first.options, device: first.profile),
+            jobID: place.id, cancellation: cancellation, jobDeadline: ContinuousClock.now + .seconds(request.maxSeconds))
+        let order = SynthesisOrder(
+            plan: String(decoding: request.plan.document, as: UTF8.self), version: 0, rows: [:], seed: Self.seed,
+            sample: place.input.path, out: "")
+        guard let line = try? CapacityRehearsal.runSynthesisWorker(.sample, order: order, directory: place, launcher: launcher)
+        else { return [:] }
+        return (line.tableRows ?? [:]).filter { !$0.key.hasPrefix("sqlite_") }
     }
 
     /// The plan, the options and the inputs by hash (CONTRACT §11's merge check).
