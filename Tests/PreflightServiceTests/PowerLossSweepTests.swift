@@ -86,9 +86,14 @@ struct PowerLossSweepTests {
     /// the directory after it: under FULL a power cut can bring the journal back, and the next
     /// open rolls the committed step back (SQLite's documentation of EXTRA says as much).
     @Test func aDeletedJournalThatComesBackTakesTheStepBackUnlessExtra() throws {
-        let full = try #require(try sweep(connection: #"{"journal_mode": "DELETE", "synchronous": "FULL"}"#).report.powerLossSweep)
+        let report = try sweep(connection: #"{"journal_mode": "DELETE", "synchronous": "FULL"}"#).report
+        let full = try #require(report.powerLossSweep)
         #expect(!full.failures.isEmpty)
         #expect(full.failures.allSatisfy { $0.kind == .versionRolledBack }, "\(full.failures)")
+        #expect(ReportPage.html(report).contains("<h2>Power-loss sweep</h2><p id=\"power-loss-sweep\">survives \(full.survived)/\(full.states) power-loss states"))
+        let junit = ReportRendering.junit(report)
+        #expect(junit.contains("name=\"power-loss sweep\" time=\"0.000\"><failure type=\"sweep\""))
+        #expect(junit.contains("\(full.failures[0].point):\(full.failures[0].state) version_rolled_back: "))
         let extra = try #require(try sweep(connection: #"{"journal_mode": "DELETE", "synchronous": "EXTRA"}"#).report.powerLossSweep)
         #expect(extra.survived == extra.states, "\(extra.failures)")
     }
