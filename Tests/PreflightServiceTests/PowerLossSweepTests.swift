@@ -148,6 +148,10 @@ struct PowerLossSweepTests {
             #expect(result.status == 2)
             #expect(result.stderr.contains("--power-loss-sweep must be \"off\", \"all\", a number of states"))
         }
+        // A well-formed state the run does not have: known only once the run is recorded.
+        let absent = try PreflightProcess.run(["run", "--db", path, "--plan", notes, "--power-loss-sweep", "999:all-lost"])
+        #expect(absent.status == 1)
+        #expect(try absent.decodedReport.failure?.message.contains("power_loss_sweep 999:all-lost names no state of this run") == true)
         #expect(PowerLossSelection("12:lost-journal") == .replay(point: 12, state: "lost-journal"))
         #expect(PowerLossSelection("all") == .states(.all))
         #expect(PowerLossSelection("torn512-3:x") == nil)
