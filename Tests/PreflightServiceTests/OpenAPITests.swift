@@ -148,7 +148,7 @@ struct OpenAPITests {
         #expect(
             required == [
                 "report_version", "job_id", "outcome", "failure", "plan", "options", "input", "launches", "steps", "space",
-                "final", "warnings", "timings", "kill_sweep", "disk_full_sweep",
+                "final", "warnings", "timings", "kill_sweep", "disk_full_sweep", "power_loss_sweep",
             ])
         #expect(Set((report["properties"] as? [String: Any] ?? [:]).keys) == required)
         let outcomes = (schemas?["Outcome"] as? [String: Any])?["enum"] as? [String]

@@ -377,10 +377,11 @@ final class Events: Sendable {
         #expect(
             Set(object.keys) == [
                 "report_version", "job_id", "outcome", "failure", "plan", "options", "input", "launches", "steps", "space",
-                "final", "warnings", "timings", "kill_sweep", "disk_full_sweep",
+                "final", "warnings", "timings", "kill_sweep", "disk_full_sweep", "power_loss_sweep",
             ])
         #expect(object["failure"] == .null)
         #expect(object["kill_sweep"] == .null)
+        #expect(object["power_loss_sweep"] == .null)
     }
 
     @Test func textSummary() {

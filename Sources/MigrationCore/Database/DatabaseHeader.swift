@@ -70,13 +70,15 @@ extension DatabaseHeader {
         } catch {
             return .invalid("the file cannot be read: \(error.localizedDescription)")
         }
-        // A sidecar that cannot even be looked at is one SQLite cannot read either: it
-        // reads the main file alone, so the sizes must hold as they are.
-        let holdsBytes = { (sidecar: String?) -> Bool in
-            guard let sidecar else { return false }
-            return (try? FileManager.default.attributesOfItem(atPath: sidecar))?[.size] as? UInt64 ?? 0 > 0
-        }
         return parse(bytes, fileSize: fileSize, mainFileAlone: !holdsBytes(journal) && !holdsBytes(wal))
+    }
+
+    /// Whether the journal or WAL at `sidecar` has something in it for SQLite to recover.
+    /// A sidecar that cannot even be looked at is one SQLite cannot read either: it reads
+    /// the main file alone.
+    static func holdsBytes(_ sidecar: String?) -> Bool {
+        guard let sidecar else { return false }
+        return (try? FileManager.default.attributesOfItem(atPath: sidecar))?[.size] as? UInt64 ?? 0 > 0
     }
 
     /// Checks `bytes` (the file's first bytes, up to 100) of a file of `fileSize` bytes.

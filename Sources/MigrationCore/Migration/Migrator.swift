@@ -60,7 +60,13 @@ public final class Migrator {
         let freshFile: Bool
         switch header {
         case .invalid(let reason):
-            return .stopped(.invalidDatabase, Failure(kind: Failure.Kind.invalidDatabase, message: reason))
+            // SQLite plays a journal back (or reads the WAL) before it reads page 1: a page 1
+            // that a power cut left half written is for that recovery to mend, or to refuse
+            // when SQLite opens the file below.
+            guard DatabaseHeader.holdsBytes(DatabaseFiles(path).journal) || DatabaseHeader.holdsBytes(DatabaseFiles(path).wal) else {
+                return .stopped(.invalidDatabase, Failure(kind: Failure.Kind.invalidDatabase, message: reason))
+            }
+            freshFile = false
         case .empty:
             freshFile = true
         case .database(let fields):

@@ -62,12 +62,7 @@ enum DeviceProfileDecoder {
     /// `durability`: `fsync` (`durable` or `drive_cache`), `fullfsync`, `powersafe_overwrite`.
     private static func durability(_ value: JSONValue?, source: String) throws(ConfigurationError) -> Durability {
         var durability = Durability()
-        guard let value, value != .null else { return durability }
-        guard let object = value.objectValue else {
-            throw ConfigurationError(key: "\(source): durability", message: "must be an object")
-        }
-        let fields = Fields(object: object, source: source, prefix: "durability.")
-        try fields.rejectUnknown(Durability.keys)
+        guard let fields = try section(value, "durability", keys: Durability.keys, source: source) else { return durability }
         if let text = try fields.string("fsync") {
             guard let fsync = Durability.Fsync(rawValue: text) else {
                 throw fields.problem("fsync", "must be durable or drive_cache, got \"\(text)\"")
@@ -117,12 +112,7 @@ enum DeviceProfileDecoder {
 
     private static func connection(_ value: JSONValue?, source: String) throws(ConfigurationError) -> ConnectionSettings {
         var connection = ConnectionSettings()
-        guard let value, value != .null else { return connection }
-        guard let settings = value.objectValue else {
-            throw ConfigurationError(key: "\(source): connection", message: "must be an object")
-        }
-        let fields = Fields(object: settings, source: source, prefix: "connection.")
-        try fields.rejectUnknown(ConnectionSettings.keys)
+        guard let fields = try section(value, "connection", keys: ConnectionSettings.keys, source: source) else { return connection }
         connection.secureDelete = try fields.bool("secure_delete")
         connection.legacyAlterTable = try fields.bool("legacy_alter_table")
         connection.foreignKeys = try fields.bool("foreign_keys")
@@ -132,6 +122,20 @@ enum DeviceProfileDecoder {
         connection.journalSizeLimit = try fields.integer("journal_size_limit", minimum: -1)
         connection.walAutocheckpoint = try fields.integer("wal_autocheckpoint", minimum: 0).map { Int($0) }
         return connection
+    }
+
+    /// The members of the object `value` under `key`, which may hold only `keys`; nil when
+    /// the profile does not have it.
+    private static func section(
+        _ value: JSONValue?, _ key: String, keys: Set<String>, source: String
+    ) throws(ConfigurationError) -> Fields? {
+        guard let value, value != .null else { return nil }
+        guard let object = value.objectValue else {
+            throw ConfigurationError(key: "\(source): \(key)", message: "must be an object")
+        }
+        let fields = Fields(object: object, source: source, prefix: key + ".")
+        try fields.rejectUnknown(keys)
+        return fields
     }
 
     /// The members of one JSON object, read with errors that name `source: prefix+key`.

@@ -40,6 +40,9 @@ enum ReportPage {
             guard let sweep else { continue }
             body.append("<h2>\(title)</h2><p id=\"\(id)\">\(e(ReportRendering.sweepLine(sweep, points: points)))</p>")
         }
+        if let sweep = report.powerLossSweep {
+            body.append("<h2>Power-loss sweep</h2><p id=\"power-loss-sweep\">\(e(ReportRendering.powerLossLine(sweep)))</p>")
+        }
         if !report.warnings.isEmpty {
             body.append("<h2>Warnings</h2><ul>")
             for warning in report.warnings {

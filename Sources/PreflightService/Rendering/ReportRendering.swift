@@ -171,18 +171,26 @@ public enum ReportRendering {
         cases.append(
             "    <testcase classname=\"\(MarkupText.escape(suiteName))\" name=\"outcome\" time=\"\(seconds(ms: report.timings.totalMs))\""
                 + (outcomeBody.isEmpty ? "/>" : ">\(outcomeBody)</testcase>"))
-        // One case per sweep asked for: a point that did not survive fails it.
+        // One case per sweep asked for: a point or state that did not survive fails it.
+        var sweeps: [(name: String, line: String, failures: [String])] = []
         for (name, sweep) in [("kill sweep", report.killSweep), ("disk-full sweep", report.diskFullSweep)] {
             guard let sweep else { continue }
+            sweeps.append((name, sweepLine(sweep, points: "points"), sweep.failures.map { "point \($0.point): \($0.message)" }))
+        }
+        if let sweep = report.powerLossSweep {
+            sweeps.append((
+                "power-loss sweep", powerLossLine(sweep),
+                sweep.failures.map { "\($0.point):\($0.state) \($0.kind.rawValue): \($0.message)" }))
+        }
+        for sweep in sweeps {
             var body = ""
             if !sweep.failures.isEmpty {
                 failures += 1
-                let line = sweepLine(sweep, points: "points")
-                body = "<failure type=\"sweep\" message=\"\(MarkupText.escape(line))\">"
-                    + "\(MarkupText.escape(sweep.failures.map { "point \($0.point): \($0.message)" }.joined(separator: "\n")))</failure>"
+                body = "<failure type=\"sweep\" message=\"\(MarkupText.escape(sweep.line))\">"
+                    + "\(MarkupText.escape(sweep.failures.joined(separator: "\n")))</failure>"
             }
             cases.append(
-                "    <testcase classname=\"\(MarkupText.escape(suiteName))\" name=\"\(name)\" time=\"0.000\""
+                "    <testcase classname=\"\(MarkupText.escape(suiteName))\" name=\"\(sweep.name)\" time=\"0.000\""
                     + (body.isEmpty ? "/>" : ">\(body)</testcase>"))
         }
         let tests = cases.count

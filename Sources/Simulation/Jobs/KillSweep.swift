@@ -44,9 +44,12 @@ extension JobRun {
             }
             if let report = diskFullSweep { progress?(report.summary(of: "disk-full")) }
             if powerLoss != .off {
+                let started = ContinuousClock.now
                 powerLossSweep = PowerLossSweepReport()
                 try sweeping.powerLoss(powerLoss, durability: job.device.durability) { powerLossSweep?.record($0, failure: $1) }
-                if let report = powerLossSweep { progress?(report.summary) }
+                if let report = powerLossSweep {
+                    progress?("\(report.summary) in \(milliseconds(ContinuousClock.now - started) / 1000) s")
+                }
             }
             return outcome
         } catch let timeLimit as OutOfJobTime {

@@ -30,8 +30,11 @@ extension SweepReplays {
         }
         switch selection {
         case .replay(let point, let id):
-            guard let state = CrashState(id: id), (1...max(1, points)).contains(point), points > 0 else {
-                throw PreparationError(description: "power_loss_sweep \(point):\(id): the run has \(points) crash points (1 to \(points)), each with the states its report names")
+            guard let state = CrashState(id: id), everyState.contains(where: { $0.point == point && $0.state == state }) else {
+                let here = everyState.filter { $0.point == point }.map(\.state.id)
+                throw PreparationError(
+                    description: "power_loss_sweep \(point):\(id) names no state of this run: it has \(points) crash points"
+                        + (here.isEmpty ? "" : ", and point \(point)'s states are \(here.joined(separator: ", "))"))
             }
             chosen[point] = [state]
         case .states(let states):

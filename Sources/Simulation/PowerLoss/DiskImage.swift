@@ -1,4 +1,5 @@
 import Foundation
+import Glibc
 import MigrationCore
 
 /// The database's files as one moment of the disk holds them: each file's bytes, or no
@@ -23,7 +24,10 @@ struct DiskImage: Sendable, Equatable {
         for file in DatabaseFile.allCases {
             let path = file.path(in: database)
             if let bytes = files[file] {
-                try Data(bytes).write(to: URL(fileURLWithPath: path))
+                let descriptor = open(path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0o600)
+                guard descriptor >= 0 else { throw FileError("cannot create", path) }
+                defer { close(descriptor) }
+                guard bytes.withUnsafeBytes({ writeAll(descriptor, $0) }) else { throw FileError("cannot write", path) }
             } else if manager.fileExists(atPath: path) {
                 try manager.removeItem(atPath: path)
             }
