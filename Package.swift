@@ -1,7 +1,7 @@
 // swift-tools-version:6.0
 import PackageDescription
 
-// Layers, top to bottom (see DESIGN.md): preflight -> PreflightService -> Simulation
+// Layers, top to bottom (see docs/architecture.md): preflight -> PreflightService -> Simulation
 // -> MigrationCore -> CSQLite / CMicroHTTPD / CNettle (SHA-256). MigrationCore is what
 // an app embeds; Simulation makes a rehearsal a phone (worker launches, kills, the report, the space
 // VFS of CSpaceVFS). Nothing here comes from outside the toolchain.

@@ -11,7 +11,7 @@ enum Corpus {
 
     /// Steps that remove rows on purpose, which the corpus's format has no key for (its
     /// README: the seeds hold "rows that later steps delete or transform"). A plan author
-    /// declares such a step with `"row_loss": "allowed"` (CONTRACT §1), or Preflight ends
+    /// declares such a step with `"row_loss": "allowed"` (docs/CONTRACT.md §1), or Preflight ends
     /// the run `verification_failed`; the loader adds the key to these steps only.
     /// `CorpusTests` checks that this is exactly where plain SQLite loses rows, so a
     /// declaration can neither hide a loss nor go stale. `rows_lost` is compared with the
@@ -30,7 +30,7 @@ enum Corpus {
     /// The case for `app`.
     ///
     /// The corpus files carry `source` and `notes`, which a plan does not have (a plan with
-    /// an unknown key is rejected, CONTRACT §1); they become the plan's free-text
+    /// an unknown key is rejected, docs/CONTRACT.md §1); they become the plan's free-text
     /// `description`. Every other key, the steps included, goes to Preflight unchanged.
     static func differentialCase(_ app: String) throws -> DifferentialCase {
         let planData = try Data(contentsOf: directory.appendingPathComponent("\(app).plan.json"))

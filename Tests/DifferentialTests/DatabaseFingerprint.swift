@@ -32,13 +32,13 @@ struct DatabaseFingerprint: Sendable {
     /// `SELECT count(*)` counts them. Views are not tables.
     var rowCounts: [String: Int64]
     /// The tables a user created and counts, with their counts: what the report's
-    /// `input.tables`, `final.tables` and `rows_lost` speak of (CONTRACT §3, "Tables").
+    /// `input.tables`, `final.tables` and `rows_lost` speak of (docs/CONTRACT.md §3, "Tables").
     var userTables: [String: Int64]
     /// For each table that stores rows, a hash of its rows that does not depend on the rows'
     /// order. A virtual table's rows are its shadow tables' and are hashed there.
     var contentHashes: [String: String]
     /// Rows that `PRAGMA foreign_key_check` reports: a migration may leave some, and
-    /// Preflight's verification must then say so (CONTRACT §3, `verification_failed`).
+    /// Preflight's verification must then say so (docs/CONTRACT.md §3, `verification_failed`).
     var foreignKeyViolations: Int
 
     /// Entries whose name marks them as Preflight's own bookkeeping, which must not survive

@@ -6,7 +6,7 @@ import Foundation
 struct DifferentialCase: Sendable {
     /// Names the case in failure messages (an app's name, or a generator seed).
     var name: String
-    /// The plan as Preflight reads it (CONTRACT §1).
+    /// The plan as Preflight reads it (docs/CONTRACT.md §1).
     var planDocument: Data
     /// For each version from 1, the plain SQL statements the oracle runs for that step: a
     /// `sql` step's own statements, or the hand-written equivalent of a `rebuild` or `backfill`.

@@ -88,7 +88,7 @@ private struct Comparison {
             let size = try FileManager.default.attributesOfItem(atPath: outPath + suffix)[.size] as? Int ?? 0
             if size > 0 {
                 discrepancies.append(
-                    "preflight run left \((outPath as NSString).lastPathComponent + suffix) (\(size) bytes) beside the --out file, which must be one self-contained file (CONTRACT §4)")
+                    "preflight run left \((outPath as NSString).lastPathComponent + suffix) (\(size) bytes) beside the --out file, which must be one self-contained file (docs/CONTRACT.md §4)")
             }
         }
         let actual = try DatabaseFingerprint.read(outPath)
@@ -174,7 +174,7 @@ private struct Comparison {
     // MARK: - The report against the oracle
 
     /// `final.tables` names the tables a user counts, virtual tables under their own names
-    /// and no shadow table, each with `SELECT count(*)` (CONTRACT §3, "Tables";
+    /// and no shadow table, each with `SELECT count(*)` (docs/CONTRACT.md §3, "Tables";
     /// `DatabaseFingerprint.userTableCounts`).
     private mutating func compareReportedTables(_ final: [String: Any]) {
         guard let reported = final["tables"] as? [String: Int] else {

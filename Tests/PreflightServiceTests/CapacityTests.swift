@@ -105,7 +105,7 @@ struct CapacityTests {
             #expect(report.launches.compactMap(\.deviceMs).reduce(0, +) == point.deviceMs, "\(point.rows) rows")
         }
 
-        // The answer's fields are exactly CONTRACT §8's, with the device clock's device_ms.
+        // The answer's fields are exactly docs/CONTRACT.md §8's, with the device clock's device_ms.
         #expect(
             Set(json.keys) == [
                 "capacity_version", "plan", "device", "runner", "from_version", "table", "points", "limit", "fit", "method",
@@ -125,7 +125,7 @@ struct CapacityTests {
     /// Three rewrites: under `sqliteopenhelper` one transaction holds them all, so a kill
     /// keeps nothing and the app crash-loops as soon as the path outlasts the watchdog;
     /// under `per_step` each step commits, so the app still gets there after kills until a
-    /// single step outlasts it (CONTRACT §1's runner table, FIDELITY.md).
+    /// single step outlasts it (docs/CONTRACT.md §1's runner table, docs/FIDELITY.md).
     @Test func perStepAndSQLiteOpenHelperHaveDifferentBoundaries() throws {
         let options = watchdog + ["--launches", "5", "--table", "items"]
         let helper = try capacity(

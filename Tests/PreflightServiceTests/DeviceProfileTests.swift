@@ -6,8 +6,8 @@ import TestSupport
 
 @testable import PreflightService
 
-/// Device profiles as files (CONTRACT §7): what a profile may say, what the shipped ones
-/// say (FIDELITY.md), and the options a profile sets.
+/// Device profiles as files (docs/CONTRACT.md §7): what a profile may say, what the shipped ones
+/// say (docs/FIDELITY.md), and the options a profile sets.
 @Suite struct DeviceProfileTests {
     /// Loads `documents` (file name to JSON) as a devices directory.
     private func catalog(_ documents: [String: String]) throws -> DeviceCatalog {
@@ -80,7 +80,7 @@ import TestSupport
         }
     }
 
-    /// The shipped profiles, against FIDELITY.md's facts.
+    /// The shipped profiles, against docs/FIDELITY.md's facts.
     @Test func theShippedProfilesAreThePlatformsReleases() throws {
         let shipped = try DeviceCatalog(directory: Repository.path("Config/devices"))
         let versions: [String: String] = [

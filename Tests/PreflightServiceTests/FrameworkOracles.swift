@@ -2,7 +2,7 @@ import CSQLite
 import Foundation
 
 /// The migration loops of the frameworks Preflight's runners rehearse, written again here
-/// from the frameworks' own sources (FIDELITY.md) with nothing but the SQLite C API, so that
+/// from the frameworks' own sources (docs/FIDELITY.md) with nothing but the SQLite C API, so that
 /// a runner is judged against the framework and not against itself.
 enum FrameworkOracle {
     /// Android's `SQLiteOpenHelper.getDatabaseLocked`: `beginTransaction()` (BEGIN

@@ -26,7 +26,7 @@ struct KillSweepTests {
         #expect(sweep.points >= 6)
         #expect(sweep.survived == sweep.points, "\(sweep.failures)")
         #expect(sweep.failures.isEmpty)
-        // The JSON shape of CONTRACT §3, exactly.
+        // The JSON shape of docs/CONTRACT.md §3, exactly.
         let json = try #require(try JSONSerialization.jsonObject(with: result.stdout) as? [String: Any])
         let field = try #require(json["kill_sweep"] as? [String: Any])
         #expect(Set(field.keys) == ["points", "survived", "failures"])

@@ -4,7 +4,7 @@ import Simulation
 import Testing
 import TestSupport
 
-/// `preflight matrix` (CONTRACT §11) with the real binary: every starting version on every
+/// `preflight matrix` (docs/CONTRACT.md §11) with the real binary: every starting version on every
 /// device, each cell a real rehearsal that a direct `preflight run` on the same file
 /// confirms; bad fixtures as rows; shards merged into the unsharded answer; the time
 /// limit. Device-clock profiles only, so that verdicts do not depend on this machine.

@@ -7,7 +7,7 @@ import TestSupport
 
 @testable import PreflightService
 
-/// `POST /v1/matrix` (CONTRACT §11) on the real server with curl: the fixtures as repeated
+/// `POST /v1/matrix` (docs/CONTRACT.md §11) on the real server with curl: the fixtures as repeated
 /// `database` parts, answered in every format, the same cells as `preflight matrix` on the
 /// same files; the page in headless Chromium; WAL parts paired by filename.
 @Suite("POST /v1/matrix")

@@ -3,7 +3,7 @@ import Simulation
 import Testing
 import TestSupport
 
-/// The pages of CONTRACT §10 in a real browser: the real server, a real job, Debian's
+/// The pages of docs/CONTRACT.md §10 in a real browser: the real server, a real job, Debian's
 /// chromium loading what the server answers.
 @Suite(.serialized, .enabled(if: Chromium.isAvailable, "\(Chromium.unavailable ?? "")"))
 struct PageBrowserTests {

@@ -75,7 +75,7 @@ struct PowerLossSweepTests {
         #expect(sweep.states > sweep.points)
         #expect(sweep.survived == sweep.states, "\(sweep.failures)")
         #expect(ReportRendering.text(report).contains("survives \(sweep.states)/\(sweep.states) power-loss states (at \(sweep.points) points)\n"))
-        // The JSON shape of CONTRACT §3.
+        // The JSON shape of docs/CONTRACT.md §3.
         let json = try #require(try JSONSerialization.jsonObject(with: result.stdout) as? [String: Any])
         let field = try #require(json["power_loss_sweep"] as? [String: Any])
         #expect(Set(field.keys) == ["points", "states", "survived", "failures"])

@@ -4,7 +4,7 @@ import Simulation
 import Testing
 import TestSupport
 
-/// `preflight synthesize` (CONTRACT §8): the schema at a version from the plan's own
+/// `preflight synthesize` (docs/CONTRACT.md §8): the schema at a version from the plan's own
 /// steps, filled with rows that keep every constraint, shaped like a sample, the same for
 /// the same seed. The library for the corpus (many tables, bounded rows), the real binary
 /// for what a user types.

@@ -20,7 +20,7 @@
 
 #define SPACEVFS_NAME "preflight-space"
 
-/* File classes as the report shows them (CONTRACT §3 space.by_class). */
+/* File classes as the report shows them (docs/CONTRACT.md §3 space.by_class). */
 enum {
     SPACEVFS_CLASS_MAIN = 0,    /* main database file */
     SPACEVFS_CLASS_JOURNAL = 1, /* rollback journal (and super-journal) */

@@ -1,4 +1,4 @@
-/// The loop of one app framework over the pending steps (CONTRACT §1 `runner`): where the
+/// The loop of one app framework over the pending steps (docs/CONTRACT.md §1 `runner`): where the
 /// transactions go, and when the version is recorded. Each step itself runs through
 /// `Migrator.runStep`, the same for every runner.
 protocol MigrationRunner {

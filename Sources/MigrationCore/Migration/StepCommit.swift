@@ -1,4 +1,4 @@
-/// How a step's work becomes durable, which the plan's runner decides (CONTRACT §1
+/// How a step's work becomes durable, which the plan's runner decides (docs/CONTRACT.md §1
 /// `runner`): what a kill in the middle of the step undoes, and what records the step.
 enum StepCommit: Sendable, Equatable {
     /// The step's own `BEGIN IMMEDIATE` ... `COMMIT`, which also sets `user_version` (per_step).

@@ -1,4 +1,4 @@
-/// A migration plan (CONTRACT §1): the app's steps from version 0 to its newest.
+/// A migration plan (docs/CONTRACT.md §1): the app's steps from version 0 to its newest.
 public struct Plan: Sendable, Equatable {
     public var name: String
     public var description: String?

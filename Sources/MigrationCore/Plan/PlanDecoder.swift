@@ -1,4 +1,4 @@
-/// Reads a plan document (CONTRACT §1), rejecting anything that is not exactly a plan
+/// Reads a plan document (docs/CONTRACT.md §1), rejecting anything that is not exactly a plan
 /// with an error that names the step and the problem.
 public enum PlanDecoder {
     public static func decode(_ bytes: [UInt8]) throws(PlanError) -> Plan {

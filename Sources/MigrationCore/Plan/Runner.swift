@@ -1,6 +1,6 @@
-/// How the app's own migration code uses transactions (CONTRACT §1 `runner`), which decides
+/// How the app's own migration code uses transactions (docs/CONTRACT.md §1 `runner`), which decides
 /// what a kill or a failure undoes and where the version is kept. The frameworks' sources
-/// are named in FIDELITY.md.
+/// are named in docs/FIDELITY.md.
 public enum Runner: String, Sendable, Codable, CaseIterable {
     /// One `BEGIN IMMEDIATE` per step, `user_version` set inside it.
     case perStep = "per_step"

@@ -1,6 +1,6 @@
 /// Estimates, before a step touches anything, how much the database's files (main,
 /// journal, WAL, -shm, temp files) will grow at the step's worst instant: the free space
-/// it needs (CONTRACT §2 `space_check`). An upper bound, never below what the space VFS
+/// it needs (docs/CONTRACT.md §2 `space_check`). An upper bound, never below what the space VFS
 /// measures, and not far above it.
 ///
 /// The step is described in pages, transaction by transaction (SQLStepEstimate,

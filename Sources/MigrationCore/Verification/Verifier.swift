@@ -1,7 +1,7 @@
 import Foundation
 
 /// Checks a migrated database after its last step and fills the report's `final` section
-/// (CONTRACT §3): integrity, foreign keys, rows lost, and the schema compared with a
+/// (docs/CONTRACT.md §3): integrity, foreign keys, rows lost, and the schema compared with a
 /// fresh install of the same version.
 ///
 ///     let verifier = Verifier(plan: plan, target: 5, mode: .full, freshInstallPath: scratchPath)

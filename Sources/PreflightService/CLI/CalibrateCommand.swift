@@ -2,7 +2,7 @@ import Foundation
 import MigrationCore
 import Simulation
 
-/// `preflight calibrate`: prints a device profile of this machine (CONTRACT §7 `speed`),
+/// `preflight calibrate`: prints a device profile of this machine (docs/CONTRACT.md §7 `speed`),
 /// fitted to a fixed workload timed here (`Calibration`), so that a run's modelled
 /// `device_ms` can be checked against its measured time, and a team can fit a profile to
 /// its own phone's timings the same way.

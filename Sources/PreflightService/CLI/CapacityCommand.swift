@@ -4,7 +4,7 @@ import MigrationCore
 import Simulation
 
 /// `preflight capacity`: how large a database can be before the migration stops
-/// completing on the device (CONTRACT §8).
+/// completing on the device (docs/CONTRACT.md §8).
 ///
 ///     preflight capacity --plan PLAN.json|DIR [--from V] [--table T] [--like SAMPLE.db]
 ///                        [--max-rows N] [--max-seconds S] [--bisect PERCENT] [run options] [--format json|text]
@@ -52,7 +52,7 @@ public enum CapacityCommand {
               --chart FILE        write an SVG of time per step against rows, with the watchdog's deadline
               --devices-dir DIR   device profiles (default: Config/devices, when there is one)
 
-            run options (CONTRACT §2), as for 'preflight run': \(RunCommand.optionFlags.map { "--" + $0.flag }.joined(separator: ", "))
+            run options (docs/CONTRACT.md §2), as for 'preflight run': \(RunCommand.optionFlags.map { "--" + $0.flag }.joined(separator: ", "))
 
             Times are the device's (device_ms) on the device clock; on the wall clock they are this
             machine's, and the device's time_scale shrinks the watchdog to watchdog_ms / time_scale.

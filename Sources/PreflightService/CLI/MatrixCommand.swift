@@ -3,7 +3,7 @@ import Glibc
 import MigrationCore
 import Simulation
 
-/// `preflight matrix`: rehearses every starting version on every device (CONTRACT §11).
+/// `preflight matrix`: rehearses every starting version on every device (docs/CONTRACT.md §11).
 ///
 ///     preflight matrix --plan PLAN|NAME [--fixtures DIR] [--db FILE ...] [--device D ...] [--devices A,B]
 ///                      [--from V] [--rows TABLE=N,... | --like SAMPLE.db] [--shard I/N] [--jobs N]
@@ -61,7 +61,7 @@ public enum MatrixCommand {
               --devices-dir DIR   device profiles (default: Config/devices, when there is one)
               --plans-dir DIR     registered plans (default: Config/plans, when there is one)
 
-            run options (CONTRACT §2), for every device: \(optionFlags.map { "--" + $0.flag }.joined(separator: ", "))
+            run options (docs/CONTRACT.md §2), for every device: \(optionFlags.map { "--" + $0.flag }.joined(separator: ", "))
 
             merge: joins shards' partial answers (FILE...) into the answer the unsharded matrix
             gives; it fails when a shard is missing or given twice, or comes from another plan,

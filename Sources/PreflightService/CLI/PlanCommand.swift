@@ -23,7 +23,7 @@ enum PlanCommand {
 }
 
 /// `preflight plan import --from sqldelight|flyway|sql-dir DIR [--room-schemas DIR]
-/// [--name NAME] [--out PLAN.json]` (CONTRACT §9): writes a plan made from the app's own
+/// [--name NAME] [--out PLAN.json]` (docs/CONTRACT.md §9): writes a plan made from the app's own
 /// migration files (`PlanImport`), checked as every plan is (`PlanDecoder`).
 enum PlanImportCommand {
     static let syntax = CommandSyntax(

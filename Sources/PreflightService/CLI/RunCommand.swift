@@ -15,7 +15,7 @@ import Simulation
 /// which first removes its job directory (a full copy of the database) and its workers.
 /// `--db` is never written to.
 public enum RunCommand {
-    /// The run options of CONTRACT §2 as flags: `OptionResolver`'s names in kebab case
+    /// The run options of docs/CONTRACT.md §2 as flags: `OptionResolver`'s names in kebab case
     /// (`watchdog_ms` is `--watchdog-ms`); the resolver reads their values.
     static let optionFlags = OptionResolver.names.map { (flag: $0.replacingOccurrences(of: "_", with: "-"), option: $0) }
 
@@ -44,7 +44,7 @@ public enum RunCommand {
                                   failed (time_limit, with the phase), keeping what was measured, its
                                   worker killed, exit status 1
 
-            run options (CONTRACT §2), each with a value: \(optionFlags.map { "--" + $0.flag }.joined(separator: ", "))
+            run options (docs/CONTRACT.md §2), each with a value: \(optionFlags.map { "--" + $0.flag }.joined(separator: ", "))
 
             exit status: 0 completed (and every sweep point survived), 1 any other outcome or a
             sweep point that did not survive, 2 bad usage or an invalid plan, 130/143 stopped by
@@ -197,7 +197,7 @@ public enum RunCommand {
         return 128 + signal
     }
 
-    /// A plan file, or a folder of an app's migrations imported in memory (CONTRACT §4).
+    /// A plan file, or a folder of an app's migrations imported in memory (docs/CONTRACT.md §4).
     static func loadPlan(_ path: String) throws(UsageError) -> Plan {
         var isDirectory: ObjCBool = false
         guard FileManager.default.fileExists(atPath: path, isDirectory: &isDirectory) else {

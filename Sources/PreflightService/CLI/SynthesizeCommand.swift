@@ -4,7 +4,7 @@ import MigrationCore
 import Simulation
 
 /// `preflight synthesize`: a database at a plan's version, filled with made-up rows
-/// (CONTRACT §8), for rehearsing a migration on a database as large as a user's.
+/// (docs/CONTRACT.md §8), for rehearsing a migration on a database as large as a user's.
 ///
 ///     preflight synthesize --plan PLAN.json|DIR --version V --rows TABLE=N[,TABLE=N...]
 ///                          [--like SAMPLE.db] [--seed S] [--max-seconds S] --out FILE

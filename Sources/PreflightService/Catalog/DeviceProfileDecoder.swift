@@ -1,7 +1,7 @@
 import MigrationCore
 import Simulation
 
-/// Reads a device profile document (CONTRACT §7), naming the file and the key of every problem.
+/// Reads a device profile document (docs/CONTRACT.md §7), naming the file and the key of every problem.
 enum DeviceProfileDecoder {
     static let keys: Set<String> = [
         "name", "description", "sqlite_version", "min_sqlite_version", "entry_point", "watchdog_ms", "free_bytes",

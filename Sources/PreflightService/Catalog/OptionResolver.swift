@@ -13,12 +13,12 @@ public struct OptionError: Error, Sendable, Equatable, CustomStringConvertible {
 }
 
 /// Turns the options a user wrote (`--watchdog-ms 5000`, `?free_bytes=50MB`, an
-/// `options` JSON part) into the effective options of CONTRACT §2: the device profile
+/// `options` JSON part) into the effective options of docs/CONTRACT.md §2: the device profile
 /// sets the defaults, explicit values override it.
 public struct OptionResolver: Sendable {
     public static let names = [
         "target", "device", "watchdog_ms", "free_bytes", "launches", "space_check", "verify", "sqlite_check",
-        // disk_full_sweep is Preflight's own: CONTRACT §2 names only kill_sweep.
+        // disk_full_sweep is Preflight's own: docs/CONTRACT.md §2 names only kill_sweep.
         "kill_sweep", "disk_full_sweep", "power_loss_sweep", "clock",
     ]
 

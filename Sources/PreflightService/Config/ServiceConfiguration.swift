@@ -1,7 +1,7 @@
 import Foundation
 import MigrationCore
 
-/// The settings of `preflight serve` (CONTRACT §6), read in layers, each over the one
+/// The settings of `preflight serve` (docs/CONTRACT.md §6), read in layers, each over the one
 /// before: the embedded default document, the file `--config` names, and the
 /// environment, where every key can be overridden by `PREFLIGHT_` + the key in upper case
 /// (`PREFLIGHT_PORT=9000`, `PREFLIGHT_TOKENS=a,b`).

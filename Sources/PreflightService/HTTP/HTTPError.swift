@@ -1,7 +1,7 @@
 import MigrationCore
 
 /// A request the service refuses, with the status it answers and the body
-/// `{"error": {"code", "message"}}` (CONTRACT §5). The codes are part of the API:
+/// `{"error": {"code", "message"}}` (docs/CONTRACT.md §5). The codes are part of the API:
 /// `/openapi.json` lists them.
 struct HTTPError: Error, Sendable, Equatable {
     var status: Int

@@ -1,7 +1,7 @@
 import Foundation
 import Simulation
 
-/// The files of a `POST /v1/matrix` upload (CONTRACT §11), written to the job directory as
+/// The files of a `POST /v1/matrix` upload (docs/CONTRACT.md §11), written to the job directory as
 /// they arrive: each `database` part under a name of its own (`upload-N`) with the filename
 /// it came with, each `wal` part likewise (paired with the database part whose filename it
 /// is, less `-wal`), and the `like` part (the sample).

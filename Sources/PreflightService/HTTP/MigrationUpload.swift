@@ -147,7 +147,7 @@ final class MigrationUpload: @unchecked Sendable {
     }
 
     /// The body is complete: flushes the last part and closes the files. An empty
-    /// database is a fresh install (CONTRACT §1), not an error.
+    /// database is a fresh install (docs/CONTRACT.md §1), not an error.
     func finishBody() throws(HTTPError) {
         if let postProcessor {
             self.postProcessor = nil

@@ -3,7 +3,7 @@ import Foundation
 import MigrationCore
 import Simulation
 
-/// `preflight serve`: the HTTP service of CONTRACT §5, configured as §6 says.
+/// `preflight serve`: the HTTP service of docs/CONTRACT.md §5, configured as §6 says.
 public enum Server {
     /// Starts the service and runs it until SIGTERM or SIGINT; answers the exit code
     /// (0 after a graceful stop, 2 for a configuration that cannot start).

@@ -2,7 +2,7 @@ import Foundation
 import MigrationCore
 import Simulation
 
-/// The matrix's own parameters of `POST /v1/matrix` (CONTRACT §11), from the query, the
+/// The matrix's own parameters of `POST /v1/matrix` (docs/CONTRACT.md §11), from the query, the
 /// `options` part or a form's fields, like the run options beside them.
 struct MatrixQuery: Sendable {
     static let names = ["devices", "from", "rows", "max_seconds"]

@@ -1,7 +1,7 @@
 import Foundation
 import Simulation
 
-/// Time per step against rows as an inline SVG (CONTRACT §10's capacity chart): one line
+/// Time per step against rows as an inline SVG (docs/CONTRACT.md §10's capacity chart): one line
 /// per step through the sizes tried, the watchdog's deadline on this machine
 /// (`watchdog_ms / time_scale`) as a horizontal line. An axis whose values span more than
 /// 20x is log-scaled, so that small and large sizes both show. Sizes that did not complete

@@ -2,7 +2,7 @@ import Foundation
 import MigrationCore
 import Simulation
 
-/// The faces of a capacity answer (CONTRACT §8): JSON for programs, and for people a table
+/// The faces of a capacity answer (docs/CONTRACT.md §8): JSON for programs, and for people a table
 /// of the sizes tried with a one-line verdict. `preflight capacity --format` and
 /// `POST /v1/capacity` (by `Accept`) use the same functions.
 enum CapacityRendering {

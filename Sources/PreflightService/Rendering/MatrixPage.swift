@@ -2,7 +2,7 @@ import Foundation
 import MigrationCore
 import Simulation
 
-/// The matrix as one self-contained HTML page (CONTRACT §11): the grid, each cell coloured
+/// The matrix as one self-contained HTML page (docs/CONTRACT.md §11): the grid, each cell coloured
 /// by its outcome as the report page colours it (`ReportPage.tone`), each cell opening its
 /// own report page. The report pages are inside the document (each in a frame of its own,
 /// shown when its cell is chosen, by CSS `:target`): no scripts, nothing fetched.

@@ -2,7 +2,7 @@ import Foundation
 import MigrationCore
 import Simulation
 
-/// The faces of a matrix answer (CONTRACT §11): JSON for programs, a grid for a terminal,
+/// The faces of a matrix answer (docs/CONTRACT.md §11): JSON for programs, a grid for a terminal,
 /// JUnit XML for CI (one test case per cell, a suite per device). `preflight matrix
 /// --format` and `POST /v1/matrix` (by `Accept`) use the same functions; the page is
 /// `MatrixPage`.

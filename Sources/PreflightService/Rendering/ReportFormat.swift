@@ -12,7 +12,7 @@ enum ReportFormat: String, Sendable {
     }
 }
 
-/// What the service answers a report as: one of the formats, or the page (CONTRACT §10),
+/// What the service answers a report as: one of the formats, or the page (docs/CONTRACT.md §10),
 /// which only a browser asks for and only the service serves.
 enum ReportAnswer: Equatable, Sendable {
     case rendered(ReportFormat)

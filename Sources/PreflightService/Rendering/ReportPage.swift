@@ -2,7 +2,7 @@ import Foundation
 import MigrationCore
 import Simulation
 
-/// The report as one self-contained HTML page (CONTRACT §10): the outcome and the one
+/// The report as one self-contained HTML page (docs/CONTRACT.md §10): the outcome and the one
 /// thing to do about it first, the launches' timeline, the space over time, the steps.
 /// Inline CSS and SVG only, no scripts, nothing fetched.
 enum ReportPage {

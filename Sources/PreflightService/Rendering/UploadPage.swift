@@ -1,4 +1,4 @@
-/// `GET /` (CONTRACT §10): a plain HTML form that uploads a database (and its `-wal`) with
+/// `GET /` (docs/CONTRACT.md §10): a plain HTML form that uploads a database (and its `-wal`) with
 /// a registered plan or a plan file, a device and the options. It posts
 /// `multipart/form-data` to `/v1/migrations?format=html`: a form cannot set `Accept`, so
 /// `format=html` asks for the report page, which the browser then shows. Each option is a

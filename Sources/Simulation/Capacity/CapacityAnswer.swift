@@ -1,6 +1,6 @@
 import MigrationCore
 
-/// The answer of `preflight capacity` and `POST /v1/capacity` (CONTRACT §8,
+/// The answer of `preflight capacity` and `POST /v1/capacity` (docs/CONTRACT.md §8,
 /// `capacity_version: 1`): every size tried, the first size that no longer completed in
 /// one launch, and each step's cost per row fitted over the sizes tried.
 public struct CapacityAnswer: Sendable, Codable, Equatable {

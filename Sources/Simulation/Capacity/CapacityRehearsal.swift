@@ -1,7 +1,7 @@
 import Foundation
 import MigrationCore
 
-/// Runs a capacity search (CONTRACT §8): each size is a database synthesized in a worker
+/// Runs a capacity search (docs/CONTRACT.md §8): each size is a database synthesized in a worker
 /// from the plan's own SQL at `from_version`, then rehearsed by the real `JobRunner` (real
 /// workers, real watchdog kills, the space VFS's accounting), exactly as `preflight run`
 /// rehearses a file. Used by `preflight capacity` and `POST /v1/capacity` alike.

@@ -10,7 +10,7 @@
 /// the second boundary is where that difference shows.
 struct CapacitySearch {
     static let growth = 4
-    /// CONTRACT §8's 10%.
+    /// docs/CONTRACT.md §8's 10%.
     static let defaultPrecision = 1.1
 
     let startRows: Int

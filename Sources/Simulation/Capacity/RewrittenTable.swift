@@ -12,7 +12,7 @@ enum RewrittenTable {
     }
 
     /// Whether a step commits per batch with a durable cursor, so that a killed launch keeps
-    /// the batches it did (CONTRACT §1 `rebuild`, `backfill`).
+    /// the batches it did (docs/CONTRACT.md §1 `rebuild`, `backfill`).
     static func isResumable(_ action: StepAction) -> Bool {
         switch action {
         case .rebuild, .backfill: return true

@@ -1,6 +1,6 @@
 import MigrationCore
 
-/// A kind of phone to rehearse on (`Config/devices/NAME.json`, CONTRACT §7): its launch
+/// A kind of phone to rehearse on (`Config/devices/NAME.json`, docs/CONTRACT.md §7): its launch
 /// watchdog, how full its disk is, how much memory the app may hold, the SQLite it ships
 /// and the connection settings its platform uses.
 public struct DeviceProfile: Sendable, Equatable {
@@ -54,7 +54,7 @@ public struct DeviceProfile: Sendable, Equatable {
         name: "default", description: "No watchdog, unlimited space, SQLite's own defaults")
 
     /// Where on the phone the migration runs; each place has its own watchdog
-    /// (FIDELITY.md: AOSP's ActivityManagerService and ActiveServices; Apple's launch and
+    /// (docs/FIDELITY.md: AOSP's ActivityManagerService and ActiveServices; Apple's launch and
     /// background task limits).
     public enum EntryPoint: String, Sendable, CaseIterable {
         /// Android: on the main thread, as input dispatch waits: an ANR after 5 s.

@@ -1,6 +1,6 @@
-/// What a sync guarantees on the device's storage (CONTRACT §7 `durability`), for the
+/// What a sync guarantees on the device's storage (docs/CONTRACT.md §7 `durability`), for the
 /// power-loss sweep: which writes a power cut may still take back, and whether it may tear
-/// a sector. Sources are in FIDELITY.md ("Power loss") and in each profile's description.
+/// a sector. Sources are in docs/FIDELITY.md ("Power loss") and in each profile's description.
 public struct Durability: Sendable, Equatable {
     /// What `fsync` promises.
     public enum Fsync: String, Sendable, CaseIterable {

@@ -1,6 +1,6 @@
 import MigrationCore
 
-/// How fast a device does a migration's work: a device profile's `speed` (CONTRACT §7).
+/// How fast a device does a migration's work: a device profile's `speed` (docs/CONTRACT.md §7).
 /// The device clock (`DeviceClock`) charges the work SQLite and the file system count
 /// (`WorkCounts`) at these rates, so that a launch's time is the device's, the same on
 /// every machine and under any load.
@@ -67,7 +67,7 @@ public struct SpeedModel: Sendable, Equatable {
     /// The core whose costs a Geekbench score scales (`CPU.scaled(by:)`): the CPU costs
     /// `preflight calibrate` fitted on Preflight's reference machine, a virtual machine on an
     /// AMD EPYC server core, whose Geekbench 5 single-core score is taken as the published
-    /// EPYC figure (FIDELITY.md, "Device speed").
+    /// EPYC figure (docs/FIDELITY.md, "Device speed").
     public static let referenceCore = (
         geekbench5SingleCore: 1_250.0, cpu: CPU(vmStepNs: 31.0, sortNs: 1.6, cacheHitNs: 970.0, cacheMissNs: 0.0))
 

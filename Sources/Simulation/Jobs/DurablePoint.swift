@@ -4,7 +4,7 @@ import MigrationCore
 /// plan's runner keeps it (under GRDB the position of the last applied step) and the
 /// cursor of a chunked step in progress, whatever part of the step it belongs to (a
 /// rebuild's copy or its purge after the version bump, a backfill). A launch killed with
-/// the file at the point it opened it at made no durable progress (CONTRACT §3
+/// the file at the point it opened it at made no durable progress (docs/CONTRACT.md §3
 /// `crash_loop`: same version, same cursor).
 struct DurablePoint: Codable, Sendable, Equatable {
     var version: Int

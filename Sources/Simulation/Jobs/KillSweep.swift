@@ -2,7 +2,7 @@ import Foundation
 import Glibc
 import MigrationCore
 
-/// The kill sweep (CONTRACT §2 `kill_sweep`), the power-loss sweep (`power_loss_sweep`,
+/// The kill sweep (docs/CONTRACT.md §2 `kill_sweep`), the power-loss sweep (`power_loss_sweep`,
 /// `PowerLossSweep.swift`) and the disk-full sweep (`disk_full_sweep`,
 /// Preflight's own addition: the contract names only the kill sweep): after the run has
 /// reached its target and been verified, it is replayed once per point on a fresh copy of

@@ -1,7 +1,7 @@
 import Foundation
 import MigrationCore
 
-/// The power-loss sweep (CONTRACT §2 `power_loss_sweep`): the run is replayed once more
+/// The power-loss sweep (docs/CONTRACT.md §2 `power_loss_sweep`): the run is replayed once more
 /// with the shim VFS recording every operation on the database's files; from that log,
 /// at each crash point (a sync, or a commit), the states a power cut can leave
 /// (`CrashState`) are built as files, each opened by a fresh launch that recovers the hot

@@ -3,7 +3,7 @@ import Glibc
 import MigrationCore
 
 /// Samples the sizes of the database's files, by class, while the launches run: the
-/// report's `space.samples` (CONTRACT §3), from which the page draws the space over time.
+/// report's `space.samples` (docs/CONTRACT.md §3), from which the page draws the space over time.
 ///
 /// The shim VFS keeps the sizes in the job's stats file, which any process can read, so
 /// the runner samples from outside the workers: nothing is added to the work the

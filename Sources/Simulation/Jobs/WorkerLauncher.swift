@@ -130,7 +130,7 @@ struct WorkerLauncher {
 
 /// A worker killed at the job's deadline (`max_job_seconds`), and what it was doing.
 struct OutOfJobTime: Error {
-    /// `failure.phase` of a `time_limit` failure (CONTRACT §3).
+    /// `failure.phase` of a `time_limit` failure (docs/CONTRACT.md §3).
     enum Phase: String {
         case check, launch, verify, replay, sweep
 

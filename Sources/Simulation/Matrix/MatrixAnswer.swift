@@ -1,6 +1,6 @@
 import MigrationCore
 
-/// The answer of a matrix (CONTRACT §11, `matrix_version: 1`): one row per starting
+/// The answer of a matrix (docs/CONTRACT.md §11, `matrix_version: 1`): one row per starting
 /// version (and per fixture that could not be one), one cell per row and device, each an
 /// ordinary rehearsal whose report it carries.
 ///

@@ -1,7 +1,7 @@
 import Foundation
 import MigrationCore
 
-/// Runs a matrix (CONTRACT §11): each row × device cell is an ordinary rehearsal by the
+/// Runs a matrix (docs/CONTRACT.md §11): each row × device cell is an ordinary rehearsal by the
 /// real `JobRunner` (real workers, real watchdog kills), as `preflight run` rehearses one
 /// file; the versions without a fixture are synthesized once, in a sandboxed worker, and
 /// shared by their row's cells. Cells and syntheses run side by side, as many at once as
@@ -75,7 +75,7 @@ public final class MatrixRehearsal: Sendable {
         return (line.tableRows ?? [:]).filter { !$0.key.hasPrefix("sqlite_") }
     }
 
-    /// The plan, the options and the inputs by hash (CONTRACT §11's merge check).
+    /// The plan, the options and the inputs by hash (docs/CONTRACT.md §11's merge check).
     static func identity(_ request: MatrixRequest, rows: [MatrixRows.Planned]) -> MatrixIdentity {
         var options = SHA256()
         let encoder = JSONEncoder()

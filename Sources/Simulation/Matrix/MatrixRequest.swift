@@ -1,6 +1,6 @@
 import MigrationCore
 
-/// What a matrix runs (CONTRACT §11): the plan, the devices with the effective options of
+/// What a matrix runs (docs/CONTRACT.md §11): the plan, the devices with the effective options of
 /// each (resolved as for `preflight run`), the fixtures, and how the versions without a
 /// fixture are synthesized. Used by `preflight matrix` and `POST /v1/matrix` alike.
 public struct MatrixRequest: Sendable {

@@ -3,7 +3,7 @@
 /// that the state can be rebuilt alone from the run's log (`POINT:ID`); the operations are
 /// numbered from 1 in the order they were made.
 ///
-/// The states, after test6.c, ALICE and LazyFS (FIDELITY.md "Power loss"):
+/// The states, after test6.c, ALICE and LazyFS (docs/FIDELITY.md "Power loss"):
 ///
 ///     all-lost          nothing pending reached the disk
 ///     none-lost         everything did: what a kill leaves

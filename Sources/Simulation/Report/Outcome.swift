@@ -1,6 +1,6 @@
 import MigrationCore
 
-/// How a run ended (CONTRACT §3). Exactly one per report.
+/// How a run ended (docs/CONTRACT.md §3). Exactly one per report.
 public enum Outcome: String, Sendable, Codable, CaseIterable {
     case completed
     case completedAfterKills = "completed_after_kills"

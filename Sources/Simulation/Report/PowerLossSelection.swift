@@ -1,4 +1,4 @@
-/// Which crash states a power-loss sweep opens (CONTRACT §2 `power_loss_sweep`): none,
+/// Which crash states a power-loss sweep opens (docs/CONTRACT.md §2 `power_loss_sweep`): none,
 /// every one, N of them spread evenly over the run's points, or one state alone, named
 /// `POINT:STATE` as the report names a failure, to replay it.
 public enum PowerLossSelection: Sendable, Equatable, Codable {

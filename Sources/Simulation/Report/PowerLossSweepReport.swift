@@ -1,6 +1,6 @@
 import MigrationCore
 
-/// The report's `power_loss_sweep` (CONTRACT §3): how many crash points and states of the
+/// The report's `power_loss_sweep` (docs/CONTRACT.md §3): how many crash points and states of the
 /// run were opened by a fresh launch, how many ended as the uninterrupted run did, and
 /// what went wrong at the others.
 public struct PowerLossSweepReport: Sendable, Codable, Equatable {

@@ -1,6 +1,6 @@
 import MigrationCore
 
-/// The answer to one run (CONTRACT §3, `report_version` 1).
+/// The answer to one run (docs/CONTRACT.md §3, `report_version` 1).
 ///
 /// Every top-level field is always present in the JSON, with `null` where it does not
 /// apply, so that pipelines can read fields without checking for them first. A report
@@ -23,7 +23,7 @@ public struct Report: Sendable, Codable {
     /// Null unless the `kill_sweep` option asked for it.
     public var killSweep: SweepReport?
     /// Null unless the `disk_full_sweep` option asked for it (Preflight's own field:
-    /// CONTRACT names only `kill_sweep`).
+    /// docs/CONTRACT.md names only `kill_sweep`).
     public var diskFullSweep: SweepReport?
     /// Null unless the `power_loss_sweep` option asked for it.
     public var powerLossSweep: PowerLossSweepReport?

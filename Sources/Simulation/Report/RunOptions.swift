@@ -1,6 +1,6 @@
 import MigrationCore
 
-/// The effective options of a run after defaults (CONTRACT §2), as the report shows them.
+/// The effective options of a run after defaults (docs/CONTRACT.md §2), as the report shows them.
 public struct RunOptions: Sendable, Codable, Equatable {
     public var device: String
     public var target: Int?
@@ -19,13 +19,13 @@ public struct RunOptions: Sendable, Codable, Equatable {
     public var clock: Clock
     /// The device's speed model, which `clock: device` charges the work at; nil under `wall`.
     public var speed: SpeedModel?
-    /// After the run, replay it killed at its durable points (CONTRACT §2 `kill_sweep`).
+    /// After the run, replay it killed at its durable points (docs/CONTRACT.md §2 `kill_sweep`).
     public var killSweep: SweepSelection
     /// After the run, replay it with the disk filling at its writes. Preflight's own
-    /// option: CONTRACT names only `kill_sweep`.
+    /// option: docs/CONTRACT.md names only `kill_sweep`.
     public var diskFullSweep: SweepSelection
     /// After the run, open the states a power cut at each durable point can leave
-    /// (CONTRACT §2 `power_loss_sweep`).
+    /// (docs/CONTRACT.md §2 `power_loss_sweep`).
     public var powerLossSweep: PowerLossSelection
 
     public init(
@@ -50,7 +50,7 @@ public struct RunOptions: Sendable, Codable, Equatable {
         self.powerLossSweep = powerLossSweep
     }
 
-    /// The clock a launch's watchdog counts (CONTRACT §2 `clock`).
+    /// The clock a launch's watchdog counts (docs/CONTRACT.md §2 `clock`).
     public enum Clock: String, Sendable, Codable, CaseIterable {
         /// The device's modelled time, which advances with the work (`DeviceClock`).
         case device

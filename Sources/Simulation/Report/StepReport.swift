@@ -1,6 +1,6 @@
 import MigrationCore
 
-/// What one step did in the run (CONTRACT §3 `steps[]`).
+/// What one step did in the run (docs/CONTRACT.md §3 `steps[]`).
 public struct StepReport: Sendable, Codable, Equatable {
     public enum Status: String, Sendable, Codable { case applied, interrupted, failed, refused, skipped }
 

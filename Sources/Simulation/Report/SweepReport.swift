@@ -1,4 +1,4 @@
-/// The report's `kill_sweep` (CONTRACT §3) and `disk_full_sweep` (Preflight's own): how
+/// The report's `kill_sweep` (docs/CONTRACT.md §3) and `disk_full_sweep` (Preflight's own): how
 /// many points of the run were replayed with a fault, how many of them survived it, and
 /// what went wrong at the others.
 public struct SweepReport: Sendable, Codable, Equatable {

@@ -1,4 +1,4 @@
-/// Which points of a run a sweep replays (the `kill_sweep` option of CONTRACT §2, and
+/// Which points of a run a sweep replays (the `kill_sweep` option of docs/CONTRACT.md §2, and
 /// Preflight's own `disk_full_sweep`): none, every one, or N spread evenly.
 public enum SweepSelection: Sendable, Equatable, Codable {
     case off

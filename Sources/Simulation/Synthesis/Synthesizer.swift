@@ -2,7 +2,7 @@ import CSQLite
 import Foundation
 import MigrationCore
 
-/// Makes a database at a plan's version V full of made-up rows (CONTRACT §8): the schema
+/// Makes a database at a plan's version V full of made-up rows (docs/CONTRACT.md §8): the schema
 /// from the plan's own steps 1..V, run by the `Migrator` on an empty file (so plan SQL is
 /// confined as in every run), then each named table filled inside SQLite, parents first.
 ///

@@ -18,7 +18,7 @@ struct GeneratedStep: Sendable {
         case backfill(BackfillDefinition)
     }
 
-    /// How a `sql` step's statements are written in the plan (CONTRACT §1 allows each).
+    /// How a `sql` step's statements are written in the plan (docs/CONTRACT.md §1 allows each).
     enum Form: Sendable, Equatable {
         /// One array element per statement.
         case array
@@ -37,7 +37,7 @@ struct GeneratedStep: Sendable {
     var form = Form.array
 }
 
-/// A `rebuild` step's fields (CONTRACT §1).
+/// A `rebuild` step's fields (docs/CONTRACT.md §1).
 struct RebuildDefinition: Sendable {
     var table: String
     var columns: String
@@ -49,7 +49,7 @@ struct RebuildDefinition: Sendable {
     var triggers: [String]?
 }
 
-/// A `backfill` step's fields (CONTRACT §1).
+/// A `backfill` step's fields (docs/CONTRACT.md §1).
 struct BackfillDefinition: Sendable {
     var table: String
     var set: String

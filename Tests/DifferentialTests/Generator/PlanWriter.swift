@@ -1,6 +1,6 @@
 import Foundation
 
-/// Writes a history as a Preflight plan document (CONTRACT §1), keys in a fixed order so
+/// Writes a history as a Preflight plan document (docs/CONTRACT.md §1), keys in a fixed order so
 /// that the same history is always the same bytes.
 enum PlanWriter {
     static func document(name: String, foreignKeys: Bool, steps: [GeneratedStep]) -> Data {

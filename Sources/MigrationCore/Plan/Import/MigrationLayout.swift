@@ -1,4 +1,4 @@
-/// Where an app keeps its migrations (CONTRACT §9), each read by its own type.
+/// Where an app keeps its migrations (docs/CONTRACT.md §9), each read by its own type.
 public enum MigrationLayout: String, Sendable, CaseIterable {
     /// SQLDelight: `N.sqm` migrates version N to N+1; the `.sq` files hold the newest
     /// schema (`SQLDelightProject`).

@@ -1,12 +1,12 @@
 import Foundation
 
-/// An app's own migration files as a plan (CONTRACT §9, `preflight plan import`): one `sql`
+/// An app's own migration files as a plan (docs/CONTRACT.md §9, `preflight plan import`): one `sql`
 /// step per file, named after its file, in a document a person can read and edit.
 ///
 ///     let imported = try PlanImport(layout: .flyway, directory: "src/main/resources/db/migration").makePlan()
 ///     let plan = try PlanDecoder.decode(imported.document)
 ///
-/// A plan's versions start at 1 and go up by one (CONTRACT §1). Where the app keeps its
+/// A plan's versions start at 1 and go up by one (docs/CONTRACT.md §1). Where the app keeps its
 /// version in `user_version` (SQLDelight, Room), the plan's versions are the app's own, so
 /// that a database from a device is read at its real version; Flyway's versions and other
 /// numberings are mapped onto 1, 2, 3 in order, and `notes` says so.
@@ -58,7 +58,7 @@ public struct PlanImport: Sendable {
         }
         var freshInstall = migrations.freshInstall
         // SQLDelight's Android driver migrates inside SQLiteOpenHelper's one transaction
-        // (FIDELITY.md), and so does its native driver (one BEGIN around the path).
+        // (docs/FIDELITY.md), and so does its native driver (one BEGIN around the path).
         var runner: String? = layout == .sqldelight ? Runner.sqliteOpenHelper.rawValue : nil
         var identityHash: String?
         if let room {
@@ -94,7 +94,7 @@ public struct PlanImport: Sendable {
 /// how the files were read.
 public struct ImportedPlan: Sendable {
     public var name: String
-    /// The plan (CONTRACT §1), as pretty JSON in the contract's order of keys.
+    /// The plan (docs/CONTRACT.md §1), as pretty JSON in the contract's order of keys.
     public var document: [UInt8]
     public var notes: [String]
 }
