@@ -127,7 +127,8 @@ struct CapacityTests {
     /// under `per_step` each step commits, so the app still gets there after kills until a
     /// single step outlasts it (CONTRACT §1's runner table, FIDELITY.md).
     @Test func perStepAndSQLiteOpenHelperHaveDifferentBoundaries() throws {
-        let options = watchdog + ["--launches", "5", "--table", "items"]
+        // The exhaustive search: a prediction does not run where the launches run out.
+        let options = watchdog + ["--launches", "5", "--table", "items", "--bisect", "10"]
         let helper = try capacity(
             ["--plan", try writePlan(Self.rewritePlan(steps: 3, runner: "sqliteopenhelper"), "helper.json")] + options).answer
         let perStep = try capacity(["--plan", try writePlan(Self.rewritePlan(steps: 3), "per-step.json")] + options).answer
