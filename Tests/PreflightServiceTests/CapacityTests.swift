@@ -78,6 +78,13 @@ struct CapacityTests {
         let limit = try #require(answer.limit)
         let (held, broke) = try bracket(answer)
         #expect(limit.reason == .narrowed)
+        // A rewrite's cost is linear in the rows: the prediction held, and its last pair of
+        // runs is the bracket the answer reports.
+        #expect(answer.method == .predictedAndConfirmed)
+        let confirmations = try #require(answer.prediction?.confirmations)
+        #expect(confirmations.suffix(2).map(\.rows) == [held.rows, broke.rows])
+        #expect(confirmations.allSatisfy { $0.agrees })
+        #expect(answer.wallMs > 0)
         #expect(
             limit.step == 2,
             "\(broke.rows) rows: \(broke.outcome) after \(broke.launches) launches, \(broke.elapsedMs) ms, steps \(broke.steps.map(\.version))")

@@ -1,3 +1,4 @@
+import Foundation
 import MigrationCore
 import Simulation
 
@@ -15,9 +16,26 @@ enum CapacityPage {
                 + "</strong></div>")
         body.append(
             "<p class=\"meta\">device \(e(answer.device)) · runner \(answer.runner.rawValue) · growing table "
-                + "\(e(answer.table)) · \(answer.points.count) sizes tried · times are this machine's</p>")
+                + "\(e(answer.table)) · \(answer.points.count) sizes tried · "
+                + (answer.points.contains { $0.deviceMs != nil } ? "times are the device's (its modelled clock)" : "times are this machine's")
+                + " · method \(answer.method.rawValue), \(ReportRendering.duration(ms: answer.wallMs)) on this machine</p>")
         body.append("<h2>Time per step against rows</h2>")
         body.append(CapacityChart.svg(answer, deadlineMs: CapacityChart.deadlineMs(options)))
+        if let prediction = answer.prediction {
+            body.append("<h2>Prediction and confirming runs</h2>")
+            var rows = "<div class=\"scroll\"><table id=\"confirmations\"><tr><th class=\"num\">rows</th><th>predicted</th>"
+                + "<th>outcome</th><th class=\"num\">predicted first launch</th><th class=\"num\">measured</th>"
+                + "<th class=\"num\">error</th><th>verdict</th></tr>"
+            for confirmation in prediction.confirmations {
+                rows += "<tr><td class=\"num\">\(CountText.grouped(confirmation.rows))</td><td>"
+                    + (confirmation.predictedToHold ? "holds" : "breaks") + "</td><td>\(confirmation.outcome.rawValue)</td>"
+                    + "<td class=\"num\">\(ReportRendering.duration(ms: confirmation.predictedMs))</td><td class=\"num\">"
+                    + (confirmation.deviceMs.map { ReportRendering.duration(ms: $0) } ?? "-") + "</td><td class=\"num\">"
+                    + (confirmation.errorPercent.map { String(format: "%+.1f%%", $0) } ?? "cut by the watchdog") + "</td><td>"
+                    + (confirmation.agrees ? "agrees" : "disagrees") + "</td></tr>"
+            }
+            body.append(rows + "</table></div>")
+        }
         body.append("<h2>Sizes tried</h2>")
         var table = "<div class=\"scroll\"><table id=\"points\"><tr><th class=\"num\">rows</th><th class=\"num\">size</th>"
             + "<th>outcome</th><th class=\"num\">launches</th><th class=\"num\">time</th><th class=\"num\">peak</th>"
