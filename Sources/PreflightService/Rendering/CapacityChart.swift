@@ -140,7 +140,7 @@ enum CapacityChart {
         parts.append(
             "<path class=\"capacity-predicted\" d=\"\(line)\" fill=\"none\" stroke=\"\(predictionColor)\" "
                 + "stroke-dasharray=\"3 3\" stroke-width=\"1.5\"><title>predicted first launch: "
-                + "\(CapacityRendering.number(prediction.launchMs.fixed)) ms + \(CapacityRendering.number(prediction.launchMs.perRow)) "
+                + "\(String(format: "%.1f", prediction.launchMs.fixed)) ms + \(CapacityRendering.number(prediction.launchMs.perRow)) "
                 + "ms per row</title></path>")
         if let rows = prediction.rows, Double(rows) <= xAxis.high {
             let at = x(Double(rows))

@@ -70,7 +70,8 @@ enum CapacityRendering {
         if let prediction = answer.prediction {
             let boundary = prediction.rows.map { CountText.grouped($0) } ?? "none up to the max rows"
             lines.append(
-                "predicted first launch: \(number(prediction.launchMs.fixed)) ms + \(number(prediction.launchMs.perRow)) ms "
+                "predicted first launch: \(String(format: "%.1f", prediction.launchMs.fixed)) ms + "
+                    + "\(number(prediction.launchMs.perRow)) ms "
                     + "per row; first size not completing: \(boundary)")
             for confirmation in prediction.confirmations {
                 let measured = confirmation.deviceMs.map { "\($0) ms" } ?? "-"

@@ -72,11 +72,11 @@ struct PredictingSearch {
         guard predicts, !searched.contains(boundary), case .tryRows = plain else { return plain }
         let (held, broke) = search.bracket(boundary)
         if boundary == .reachesTarget {
-            if let refitted = CapacityModel(points: Array(points.values), plan: plan, options: options, fromVersion: fromVersion) {
-                model = refitted
-            }
+            // Refitted with the sizes beyond the first boundary; the answer's line stays the
+            // one its confirming runs checked.
+            let refitted = CapacityModel(points: Array(points.values), plan: plan, options: options, fromVersion: fromVersion)
             predicted[.reachesTarget] = held.flatMap { held in
-                model?.firstBreaking(.reachesTarget, above: held, below: broke, maxRows: search.maxRows)
+                (refitted ?? model)?.firstBreaking(.reachesTarget, above: held, below: broke, maxRows: search.maxRows)
             }
             return .narrowed
         }
