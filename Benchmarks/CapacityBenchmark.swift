@@ -39,9 +39,11 @@ func runCapacityBenchmark(arguments: [String]) throws {
         CapacityCase(name: "notes android-low-end", plan: notes, device: "android-low-end", from: 1, table: "notes"),
         CapacityCase(name: "notes ios-launch", plan: notes, device: "ios-launch", from: 1, table: "notes"),
         CapacityCase(
-            name: "wikipedia-android history", plan: corpus + "/wikipedia-android.plan.json", device: "android-low-end", from: 4,
-            table: "HistoryEntry"),
-        CapacityCase(name: "k9mail folders", plan: corpus + "/k9mail.plan.json", device: "android-low-end", from: 7, table: "folders"),
+            name: "wikipedia-android history", plan: try corpusPlan(corpus, "wikipedia-android", in: root),
+            device: "android-low-end", from: 4, table: "HistoryEntry"),
+        CapacityCase(
+            name: "k9mail folders", plan: try corpusPlan(corpus, "k9mail", in: root), device: "android-34", from: 7,
+            table: "folders"),
         CapacityCase(name: "index build (n log n)", plan: index, device: "android-low-end", from: 1, table: "items"),
     ]
     if let only = options.string("--case") { cases = cases.filter { $0.name.hasPrefix(only) } }
@@ -118,6 +120,20 @@ private struct CapacitySummary {
         method = json["method"] as? String ?? "?"
         points = (json["points"] as? [Any])?.count ?? 0
     }
+}
+
+/// A corpus app's plan as a plan file: the corpus entry without its `source` and `notes`,
+/// which are the corpus's, not a plan's.
+private func corpusPlan(_ corpus: String, _ app: String, in root: String) throws -> String {
+    let data = try Data(contentsOf: URL(fileURLWithPath: "\(corpus)/\(app).plan.json"))
+    guard var plan = try JSONSerialization.jsonObject(with: data) as? [String: Any] else {
+        throw BenchError("\(app).plan.json is not a JSON object")
+    }
+    plan["source"] = nil
+    plan["notes"] = nil
+    let path = "\(root)/\(app).plan.json"
+    try JSONSerialization.data(withJSONObject: plan).write(to: URL(fileURLWithPath: path))
+    return path
 }
 
 private func format(_ seconds: Double) -> String { String(format: "%.1f", seconds) }
