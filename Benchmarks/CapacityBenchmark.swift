@@ -10,7 +10,8 @@ import Foundation
 /// prediction must at least do once: rehearse the boundary's file through its launches.
 ///
 /// Cases: the notes plan on android-30, android-low-end and ios-launch; two corpus apps whose
-/// chains rewrite a table (wikipedia-android's history table, k9mail's folders); an index
+/// chains rewrite a table (wikipedia-android's history table on android-low-end, k9mail's
+/// folders on android-34, whose SQLite its later steps need); an index
 /// build (a sort, not linear in the rows). Prints the ratio per case and its median and
 /// range over the cases. With `--accuracy`, also the exhaustive reference (`--bisect 1`) for
 /// each case on the same device clock: the predicted boundary, the exhaustive one, the error
