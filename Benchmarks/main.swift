@@ -7,12 +7,14 @@
 //     swift run -c release preflight-bench run       # preflight run vs cp + the sqlite3 CLI
 //     swift run -c release preflight-bench synthesize  # preflight synthesize vs a sqlite3 CTE insert
 //     swift run -c release preflight-bench clock     # the device clock's modelled time vs the measured
+//     swift run -c release preflight-bench capacity  # preflight capacity vs one preflight run at its boundary
 //     swift run -c release preflight-bench connections  # /healthz and a migration under 10,000 idle connections
 //     swift run -c release preflight-bench decode    # plan decoding time against the plan's length
 //     swift run -c release preflight-bench matrix    # preflight matrix vs its cells one at a time / cores
 import Foundation
 
 let benchmarks: [String: ([String]) throws -> Void] = [
+    "capacity": runCapacityBenchmark,
     "clock": runClockBenchmark,
     "connections": runConnectionsBenchmark,
     "decode": runDecodeBenchmark,

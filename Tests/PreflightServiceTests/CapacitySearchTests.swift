@@ -57,4 +57,14 @@ struct CapacitySearchTests {
         #expect(order == [1_000])
         #expect(search.next(.completes) == .brokeAtSmallest)
     }
+
+    /// `--bisect PERCENT`: the bracket narrows to the precision asked, not the default 10%.
+    @Test func bisectsToThePrecisionAsked() throws {
+        var search = CapacitySearch(startRows: 1_000, maxRows: 100_000_000, precision: 1.01)
+        _ = drive(&search) { $0 < 180_000 ? .completed : .crashLoop }
+        let (held, broke) = search.bracket(.completes)
+        let (low, high) = (try #require(held), try #require(broke))
+        #expect(low < 180_000 && high >= 180_000)
+        #expect(Double(high) <= Double(low) * 1.01)
+    }
 }

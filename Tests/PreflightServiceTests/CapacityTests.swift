@@ -78,6 +78,13 @@ struct CapacityTests {
         let limit = try #require(answer.limit)
         let (held, broke) = try bracket(answer)
         #expect(limit.reason == .narrowed)
+        // A rewrite's cost is linear in the rows: the prediction held, and its last pair of
+        // runs is the bracket the answer reports.
+        #expect(answer.method == .predictedAndConfirmed)
+        let confirmations = try #require(answer.prediction?.confirmations)
+        #expect(confirmations.suffix(2).map(\.rows) == [held.rows, broke.rows])
+        #expect(confirmations.allSatisfy { $0.agrees })
+        #expect(answer.wallMs > 0)
         #expect(
             limit.step == 2,
             "\(broke.rows) rows: \(broke.outcome) after \(broke.launches) launches, \(broke.elapsedMs) ms, steps \(broke.steps.map(\.version))")
@@ -127,7 +134,8 @@ struct CapacityTests {
     /// under `per_step` each step commits, so the app still gets there after kills until a
     /// single step outlasts it (docs/CONTRACT.md §1's runner table, docs/FIDELITY.md).
     @Test func perStepAndSQLiteOpenHelperHaveDifferentBoundaries() throws {
-        let options = watchdog + ["--launches", "5", "--table", "items"]
+        // The exhaustive search: a prediction does not run where the launches run out.
+        let options = watchdog + ["--launches", "5", "--table", "items", "--bisect", "10"]
         let helper = try capacity(
             ["--plan", try writePlan(Self.rewritePlan(steps: 3, runner: "sqliteopenhelper"), "helper.json")] + options).answer
         let perStep = try capacity(["--plan", try writePlan(Self.rewritePlan(steps: 3), "per-step.json")] + options).answer

@@ -1,24 +1,27 @@
 import Foundation
 import Simulation
 
-/// Time per step against rows as an inline SVG (docs/CONTRACT.md §10's capacity chart): one line
-/// per step through the sizes tried, the watchdog's deadline on this machine
-/// (`watchdog_ms / time_scale`) as a horizontal line. An axis whose values span more than
-/// 20x is log-scaled, so that small and large sizes both show. Sizes that did not complete
-/// in one launch are hollow marks.
+/// Time per step against rows as an inline SVG (docs/CONTRACT.md §10's capacity chart), on the
+/// charts' shared `PlotFrame`: one line per step through the sizes tried, the watchdog's
+/// deadline as a horizontal line, and, when the answer predicted its boundary, the
+/// predicted first launch as a dashed line with the predicted boundary marked, and the
+/// confirming runs as squares at their first launch's time (filled where they agreed).
+/// An axis whose values span more than 20x is log-scaled, so that small and large sizes
+/// both show. Sizes that did not complete in one launch are hollow marks.
 enum CapacityChart {
-    static let width = 800.0
-    static let height = 320.0
-    static let left = 80.0
-    static let right = 140.0
-    static let top = 24.0
-    static let bottom = 40.0
+    static let frame = PlotFrame(
+        id: "capacity", label: "time per step against rows", width: 800, height: 320, left: 80, right: 140, top: 24,
+        bottom: 40)
     static let colors = ["#3b6fb6", "#b76e00", "#7b3fa0", "#2a9d8f", "#c62828", "#1d232a", "#5f8f2f", "#a0446a"]
+    /// The predicted line's and the confirming runs' colour.
+    static let predictionColor = "#555"
     /// Past this ratio of largest to smallest, an axis is log-scaled.
     static let logRatio = 20.0
     /// The least distance between the baselines of two labels at the right edge: a line of
     /// the chart's 15 px text and a little air.
     static let labelGap = 17.0
+    /// Points along the predicted line (a straight line bends on a log axis).
+    static let predictedSamples = 48
 
     /// One axis: where a value goes along `length` pixels.
     struct Axis {
@@ -40,54 +43,50 @@ enum CapacityChart {
             guard isLog else { return (value - low) / (high - low) }
             return (log10(max(value, low)) - log10(low)) / (log10(high) - log10(low))
         }
+
+        /// The value at `fraction` along the axis.
+        func value(at fraction: Double) -> Double {
+            guard isLog else { return low + fraction * (high - low) }
+            return pow(10, log10(low) + fraction * (log10(high) - log10(low)))
+        }
     }
 
-    /// `deadlineMs`: the watchdog's deadline in this machine's time; nil for no watchdog.
+    /// `deadlineMs`: the watchdog's deadline on the clock the run used; nil for no watchdog.
     static func svg(_ answer: CapacityAnswer, deadlineMs: Double?) -> String {
         let versions = Array(Set(answer.points.flatMap { $0.steps.map(\.version) })).sorted()
         let times = answer.points.flatMap { $0.steps.compactMap { $0.watchdogMs.map { Double(max(1, $0)) } } }
         guard !answer.points.isEmpty, !times.isEmpty else { return "<p class=\"meta\">No size was rehearsed.</p>" }
+        let prediction = answer.prediction
+        let confirmations = prediction?.confirmations ?? []
+        let confirmedTimes = confirmations.compactMap { $0.deviceMs.map { Double(max(1, $0)) } }
         let xAxis = Axis(values: answer.points.map { Double($0.rows) })
-        let yAxis = Axis(values: times + (deadlineMs.map { [$0 * 1.1] } ?? []))
-        let plotWidth = width - left - right
-        let plotHeight = height - top - bottom
-        func x(_ rows: Double) -> Double { left + xAxis.fraction(rows) * plotWidth }
-        func y(_ ms: Double) -> Double { top + plotHeight - yAxis.fraction(ms) * plotHeight }
+        let predictedTimes = prediction.map { line in
+            [xAxis.value(at: 0), xAxis.high].map { max(1, line.launchMs.at(Int($0))) }
+        } ?? []
+        let yAxis = Axis(values: times + confirmedTimes + predictedTimes + (deadlineMs.map { [$0 * 1.1] } ?? []))
+        let frame = Self.frame
+        func x(_ rows: Double) -> Double { frame.left + xAxis.fraction(rows) * frame.plotWidth }
+        func y(_ ms: Double) -> Double { frame.plotBottom - yAxis.fraction(ms) * frame.plotHeight }
         let c = HTMLText.coordinate
-        var parts: [String] = []
+        var parts = [frame.open, frame.horizontalAxis, frame.verticalAxis]
+        parts.append(frame.text(CountText.grouped(Int(xAxis.isLog ? xAxis.low : 0)), x: frame.left, y: frame.height - 18))
+        parts.append(frame.text(CountText.grouped(Int(xAxis.high)), x: frame.plotRight, y: frame.height - 18, anchor: "end"))
         parts.append(
-            "<svg id=\"capacity\" viewBox=\"0 0 \(Int(width)) \(Int(height))\" role=\"img\" "
-                + "aria-label=\"time per step against rows\" xmlns=\"http://www.w3.org/2000/svg\" font-size=\"15\">")
+            frame.text(
+                "rows of \(MarkupText.escape(answer.table))\(xAxis.isLog ? " (log scale)" : "")",
+                x: frame.left + frame.plotWidth / 2, y: frame.height - 2, anchor: "middle"))
+        parts.append(frame.text(ReportRendering.duration(ms: Int(yAxis.high)), x: frame.left - 6, y: frame.top + 10, anchor: "end"))
         parts.append(
-            "<line x1=\"\(c(left))\" y1=\"\(c(top + plotHeight))\" x2=\"\(c(left + plotWidth))\" "
-                + "y2=\"\(c(top + plotHeight))\" stroke=\"#999\"/>")
-        parts.append("<line x1=\"\(c(left))\" y1=\"\(c(top))\" x2=\"\(c(left))\" y2=\"\(c(top + plotHeight))\" stroke=\"#999\"/>")
-        let xLow = xAxis.isLog ? xAxis.low : 0
-        parts.append(
-            "<text x=\"\(c(left))\" y=\"\(c(height - 18))\" text-anchor=\"start\">\(CountText.grouped(Int(xLow)))</text>")
-        parts.append(
-            "<text x=\"\(c(left + plotWidth))\" y=\"\(c(height - 18))\" text-anchor=\"end\">"
-                + "\(CountText.grouped(Int(xAxis.high)))</text>")
-        parts.append(
-            "<text x=\"\(c(left + plotWidth / 2))\" y=\"\(c(height - 2))\" text-anchor=\"middle\">rows of "
-                + "\(MarkupText.escape(answer.table))\(xAxis.isLog ? " (log scale)" : "")</text>")
-        parts.append(
-            "<text x=\"\(c(left - 6))\" y=\"\(c(top + 10))\" text-anchor=\"end\">"
-                + "\(ReportRendering.duration(ms: Int(yAxis.high)))</text>")
-        parts.append(
-            "<text x=\"\(c(left - 6))\" y=\"\(c(top + plotHeight))\" text-anchor=\"end\">"
-                + "\(yAxis.isLog ? ReportRendering.duration(ms: Int(yAxis.low)) : "0")</text>")
-        parts.append(
-            "<text x=\"4\" y=\"\(c(top + plotHeight / 2))\">ms\(yAxis.isLog ? " (log)" : "")</text>")
+            frame.text(
+                yAxis.isLog ? ReportRendering.duration(ms: Int(yAxis.low)) : "0", x: frame.left - 6, y: frame.plotBottom,
+                anchor: "end"))
+        parts.append(frame.text("ms\(yAxis.isLog ? " (log)" : "")", x: 4, y: frame.top + frame.plotHeight / 2))
         // The labels at the right edge, each by the end of its line, placed together at the
         // end so that lines ending close together do not print their names over each other.
         var labels: [(y: Double, color: String, text: String)] = []
         if let deadlineMs {
-            parts.append(
-                "<line class=\"capacity-deadline\" x1=\"\(c(left))\" y1=\"\(c(y(deadlineMs)))\" "
-                    + "x2=\"\(c(left + plotWidth))\" y2=\"\(c(y(deadlineMs)))\" stroke=\"#c62828\" stroke-dasharray=\"6 4\" "
-                    + "stroke-width=\"2\"/>")
-            labels.append((y(deadlineMs) + 5, "#c62828", "watchdog \(ReportRendering.duration(ms: Int(deadlineMs)))"))
+            parts.append("<g class=\"capacity-deadline\">" + frame.horizontalLimit(at: y(deadlineMs)) + "</g>")
+            labels.append((y(deadlineMs) + 5, PlotFrame.limitColor, "watchdog \(ReportRendering.duration(ms: Int(deadlineMs)))"))
         }
         for (index, version) in versions.enumerated() {
             let color = colors[index % colors.count]
@@ -110,14 +109,58 @@ enum CapacityChart {
             }
             labels.append((y(last.1) - 6, color, "v\(version)"))
         }
-        let placed = spread(labels.map(\.y), gap: labelGap, within: labelGap...(height - bottom + labelGap))
+        if let prediction {
+            parts += predictedParts(prediction, x: x, y: y, xAxis: xAxis)
+            let end = max(1, prediction.launchMs.at(Int(xAxis.high)))
+            labels.append((y(min(end, yAxis.high)) - 6, predictionColor, "predicted launch"))
+        }
+        let placed = spread(labels.map(\.y), gap: labelGap, within: labelGap...(frame.height - frame.bottom + labelGap))
         for (label, labelY) in zip(labels, placed) {
             parts.append(
-                "<text class=\"capacity-label\" x=\"\(c(left + plotWidth + 4))\" y=\"\(c(labelY))\" fill=\"\(label.color)\">"
+                "<text class=\"capacity-label\" x=\"\(c(frame.plotRight + 4))\" y=\"\(c(labelY))\" fill=\"\(label.color)\">"
                     + "\(MarkupText.escape(label.text))</text>")
         }
-        parts.append("</svg>")
+        parts.append(PlotFrame.close)
         return parts.joined(separator: "\n")
+    }
+
+    /// The predicted first launch (dashed), the predicted boundary (a dotted line down the
+    /// plot) and the confirming runs (squares, filled where they agreed).
+    private static func predictedParts(
+        _ prediction: CapacityPrediction, x: (Double) -> Double, y: (Double) -> Double, xAxis: Axis
+    ) -> [String] {
+        let c = HTMLText.coordinate
+        let frame = Self.frame
+        var parts: [String] = []
+        let line = (0...predictedSamples).map { sample -> String in
+            let rows = xAxis.value(at: Double(sample) / Double(predictedSamples))
+            let ms = min(max(1, prediction.launchMs.at(Int(rows))), Double.greatestFiniteMagnitude)
+            return "\(sample == 0 ? "M" : "L")\(c(x(rows))) \(c(max(frame.top, y(ms))))"
+        }.joined(separator: " ")
+        parts.append(
+            "<path class=\"capacity-predicted\" d=\"\(line)\" fill=\"none\" stroke=\"\(predictionColor)\" "
+                + "stroke-dasharray=\"3 3\" stroke-width=\"1.5\"><title>predicted first launch: "
+                + "\(String(format: "%.1f", prediction.launchMs.fixed)) ms + \(CapacityRendering.number(prediction.launchMs.perRow)) "
+                + "ms per row</title></path>")
+        if let rows = prediction.rows, Double(rows) <= xAxis.high {
+            let at = x(Double(rows))
+            parts.append(
+                "<line class=\"capacity-predicted-boundary\" x1=\"\(c(at))\" y1=\"\(c(frame.top))\" x2=\"\(c(at))\" "
+                    + "y2=\"\(c(frame.plotBottom))\" stroke=\"\(predictionColor)\" stroke-dasharray=\"2 4\"/>")
+            parts.append(frame.text("predicted \(CountText.grouped(rows))", x: at - 4, y: frame.top + 14, anchor: "end"))
+        }
+        for confirmation in prediction.confirmations {
+            guard let ms = confirmation.deviceMs else { continue }
+            let (cx, cy) = (x(Double(confirmation.rows)), y(Double(max(1, ms))))
+            parts.append(
+                "<rect class=\"capacity-confirmation\" data-agrees=\"\(confirmation.agrees)\" x=\"\(c(cx - 5))\" "
+                    + "y=\"\(c(cy - 5))\" width=\"10\" height=\"10\" fill=\"\(confirmation.agrees ? predictionColor : "#fff")\" "
+                    + "stroke=\"\(confirmation.agrees ? predictionColor : PlotFrame.limitColor)\" stroke-width=\"2\"><title>confirm "
+                    + "\(CountText.grouped(confirmation.rows)) rows: \(confirmation.outcome.rawValue), predicted "
+                    + "\(confirmation.predictedMs) ms, first launch \(ms) ms, \(confirmation.agrees ? "agrees" : "disagrees")"
+                    + "</title></rect>")
+        }
+        return parts
     }
 
     /// `wanted` baselines moved as little as they must to lie at least `gap` apart, in the

@@ -1,3 +1,4 @@
+import Foundation
 import MigrationCore
 import Simulation
 
@@ -15,29 +16,69 @@ enum CapacityPage {
                 + "</strong></div>")
         body.append(
             "<p class=\"meta\">device \(e(answer.device)) · runner \(answer.runner.rawValue) · growing table "
-                + "\(e(answer.table)) · \(answer.points.count) sizes tried · times are this machine's</p>")
+                + "\(e(answer.table)) · \(answer.points.count) sizes tried · "
+                + (answer.points.contains { $0.deviceMs != nil } ? "times are the device's (its modelled clock)" : "times are this machine's")
+                + " · method \(answer.method.rawValue), \(ReportRendering.duration(ms: answer.wallMs)) on this machine</p>")
         body.append("<h2>Time per step against rows</h2>")
         body.append(CapacityChart.svg(answer, deadlineMs: CapacityChart.deadlineMs(options)))
+        if let prediction = answer.prediction {
+            body.append("<h2>Prediction and confirming runs</h2>")
+            body.append(
+                table(
+                    id: "confirmations",
+                    columns: [
+                        ("rows", true), ("predicted", false), ("outcome", false), ("predicted first launch", true),
+                        ("measured", true), ("error", true), ("verdict", false),
+                    ],
+                    rows: prediction.confirmations.map { confirmation in
+                        [
+                            CountText.grouped(confirmation.rows), confirmation.predictedToHold ? "holds" : "breaks",
+                            confirmation.outcome.rawValue, ReportRendering.duration(ms: confirmation.predictedMs),
+                            confirmation.deviceMs.map { ReportRendering.duration(ms: $0) } ?? "-",
+                            confirmation.errorPercent.map { String(format: "%+.1f%%", $0) } ?? "cut by the watchdog",
+                            confirmation.agrees ? "agrees" : "disagrees",
+                        ]
+                    }))
+        }
         body.append("<h2>Sizes tried</h2>")
-        var table = "<div class=\"scroll\"><table id=\"points\"><tr><th class=\"num\">rows</th><th class=\"num\">size</th>"
-            + "<th>outcome</th><th class=\"num\">launches</th><th class=\"num\">time</th><th class=\"num\">peak</th>"
-            + "<th>broke</th></tr>"
-        for point in answer.points {
-            table += "<tr><td class=\"num\">\(CountText.grouped(point.rows))</td><td class=\"num\">"
-                + "\(ByteCount.text(point.bytes))</td><td>\(point.outcome.rawValue)</td><td class=\"num\">\(point.launches)"
-                + "</td><td class=\"num\">\(ReportRendering.duration(ms: point.deviceMs ?? point.elapsedMs))</td><td class=\"num\">"
-                + "\(point.peakBytes.map(ByteCount.text) ?? "-")</td><td>\(point.brokenStep.map { "v\($0)" } ?? "")</td></tr>"
-        }
-        body.append(table + "</table></div>")
+        body.append(
+            table(
+                id: "points",
+                columns: [
+                    ("rows", true), ("size", true), ("outcome", false), ("launches", true), ("time", true), ("peak", true),
+                    ("broke", false),
+                ],
+                rows: answer.points.map { point in
+                    [
+                        CountText.grouped(point.rows), ByteCount.text(point.bytes), point.outcome.rawValue, String(point.launches),
+                        ReportRendering.duration(ms: point.deviceMs ?? point.elapsedMs), point.peakBytes.map(ByteCount.text) ?? "-",
+                        point.brokenStep.map { "v\($0)" } ?? "",
+                    ]
+                }))
         body.append("<h2>Cost per row</h2>")
-        var fits = "<div class=\"scroll\"><table id=\"fit\"><tr><th>step</th><th class=\"num\">ms per row</th>"
-            + "<th class=\"num\">bytes per row</th></tr>"
-        for fit in answer.fit {
-            fits += "<tr><td>v\(fit.version) \(e(plan.step(version: fit.version)?.name ?? ""))</td><td class=\"num\">"
-                + "\(fit.msPerRow.map(CapacityRendering.number) ?? "-")</td><td class=\"num\">"
-                + "\(fit.bytesPerRow.map(CapacityRendering.number) ?? "-")</td></tr>"
-        }
-        body.append(fits + "</table></div>")
+        body.append(
+            table(
+                id: "fit", columns: [("step", false), ("ms per row", true), ("bytes per row", true)],
+                rows: answer.fit.map { fit in
+                    [
+                        "v\(fit.version) \(e(plan.step(version: fit.version)?.name ?? ""))",
+                        fit.msPerRow.map(CapacityRendering.number) ?? "-", fit.bytesPerRow.map(CapacityRendering.number) ?? "-",
+                    ]
+                }))
         return HTMLText.document(title: "Preflight capacity: \(answer.plan)", body: body.joined(separator: "\n"))
+    }
+
+    /// A scrolling table: `columns` are its headings, numeric ones right-aligned; `rows` its
+    /// cells, already markup.
+    private static func table(id: String, columns: [(title: String, numeric: Bool)], rows: [[String]]) -> String {
+        func cell(_ tag: String, _ content: String, numeric: Bool) -> String {
+            "<\(tag)\(numeric ? " class=\"num\"" : "")>\(content)</\(tag)>"
+        }
+        var html = "<div class=\"scroll\"><table id=\"\(id)\"><tr>"
+            + columns.map { cell("th", $0.title, numeric: $0.numeric) }.joined() + "</tr>"
+        for row in rows {
+            html += "<tr>" + zip(columns, row).map { cell("td", $1, numeric: $0.numeric) }.joined() + "</tr>"
+        }
+        return html + "</table></div>"
     }
 }

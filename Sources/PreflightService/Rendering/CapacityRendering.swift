@@ -54,8 +54,37 @@ enum CapacityRendering {
                 lines.append("  v\(fit.version) \(stepName(fit.version, plan: plan)): \(ms), \(bytes) of space")
             }
         }
+        lines += predictionLines(answer)
         lines.append(verdict(answer, plan: plan))
         return lines.joined(separator: "\n") + "\n"
+    }
+
+    /// The predicted line, the confirming runs with the prediction's error at each, and how
+    /// the answer was found in how long:
+    ///
+    ///     predicted first launch: 77.7 ms + 0.01752 ms per row; first size not completing: 24,101
+    ///       confirm     23,628  completed              predicted 492 ms, measured 493 ms, error -0.2%  agrees
+    ///     method predicted_and_confirmed, 1.2 s on this machine
+    static func predictionLines(_ answer: CapacityAnswer) -> [String] {
+        var lines: [String] = []
+        if let prediction = answer.prediction {
+            let boundary = prediction.rows.map { CountText.grouped($0) } ?? "none up to the max rows"
+            lines.append(
+                "predicted first launch: \(String(format: "%.1f", prediction.launchMs.fixed)) ms + "
+                    + "\(number(prediction.launchMs.perRow)) ms "
+                    + "per row; first size not completing: \(boundary)")
+            for confirmation in prediction.confirmations {
+                let measured = confirmation.deviceMs.map { "\($0) ms" } ?? "-"
+                let error = confirmation.errorPercent.map { String(format: "%+.1f%%", $0) } ?? "(cut by the watchdog)"
+                lines.append(
+                    "  confirm " + pad(CountText.grouped(confirmation.rows), 10, right: true) + "  "
+                        + pad(confirmation.outcome.rawValue, 21) + "  predicted \(confirmation.predictedMs) ms, measured "
+                        + "\(measured), error \(error)  \(confirmation.agrees ? "agrees" : "disagrees")")
+            }
+        }
+        lines.append(
+            "method \(answer.method.rawValue), \(ReportRendering.duration(ms: answer.wallMs)) on this machine")
+        return lines
     }
 
     /// One line a person can act on: which step breaks first, how, above about which size,
@@ -96,6 +125,8 @@ enum CapacityRendering {
             if let broke {
                 let brokeStep = broke.brokenStep.map { "v\($0) " } ?? ""
                 line += ", then \(brokeStep)\(verb(broke.outcome))"
+            } else if let runOut = answer.prediction?.reachesTargetRows {
+                line += ", and its launches run out at about \(CountText.grouped(runOut)) rows by the prediction (not run)"
             } else if let stopped = answer.stoppedBy {
                 line += stopped == .maxSeconds
                     ? ", the largest size tried before the max seconds ran out"

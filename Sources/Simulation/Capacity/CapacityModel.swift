@@ -2,9 +2,10 @@ import MigrationCore
 
 /// What the sizes that completed in one launch say about larger ones, on the device clock
 /// (where a file's cost is a function of the file alone): straight lines through the first
-/// launch's time, each step's time and the files' peak growth, fitted over the largest
-/// sizes measured (the nearest to the boundary, where a cost that is not quite linear, an
-/// index's sort, bends least from its line). It predicts which sizes hold; the direct runs
+/// launch's time, each step's time and the files' peak growth, through the two largest
+/// sizes that completed (the nearest to the boundary, where a cost that is not quite
+/// linear, an index's sort, bends least from its line, and far from the small sizes whose
+/// cost is mostly what any launch costs). It predicts which sizes hold; the direct runs
 /// that confirm a prediction, not the model, decide the answer.
 struct CapacityModel {
     /// The first launch's device time: the whole path plus the launch's own start.
@@ -19,32 +20,40 @@ struct CapacityModel {
     let runner: Runner
 
     /// How many of the largest completed sizes the lines go through.
-    static let fittedSizes = 3
+    static let fittedSizes = 2
 
-    /// Nil with fewer than two completed sizes (a line needs two), or off the device clock.
+    /// Nil with fewer than two measured sizes (a line needs two), or off the device clock.
     init?(points: [CapacityPoint], plan: Plan, options: RunOptions, fromVersion: Int) {
-        let completed = points.filter { $0.outcome == .completed && $0.deviceMs != nil }.sorted { $0.rows < $1.rows }
-            .suffix(Self.fittedSizes)
-        guard completed.count >= 2, options.clock == .device,
-            let launch = CostFit.line(completed.compactMap { point in point.deviceMs.map { (Double(point.rows), Double($0)) } })
+        let measured = points.filter { Self.measuresWholePath($0, runner: plan.runner) && $0.deviceMs != nil }
+            .sorted { $0.rows < $1.rows }.suffix(Self.fittedSizes)
+        guard measured.count >= 2, options.clock == .device,
+            let launch = CostFit.line(measured.compactMap { point in point.deviceMs.map { (Double(point.rows), Double($0)) } })
         else { return nil }
         self.launch = launch
         var steps: [(Int, CostLine, Bool)] = []
         for step in plan.steps where step.version > fromVersion && step.version <= (options.target ?? plan.newestVersion) {
-            let measured = completed.compactMap { point in
-                point.steps.first { $0.version == step.version }?.deviceMs.map { (Double(point.rows), Double($0)) }
+            let measured = measured.map { point in
+                (Double(point.rows), Double(point.steps.filter { $0.version == step.version }.compactMap(\.deviceMs).reduce(0, +)))
             }
             guard let line = CostFit.line(measured) else { return nil }
             steps.append((step.version, line, RewrittenTable.isResumable(step.action)))
         }
         self.steps = steps
-        growth = CostFit.line(completed.compactMap { point in
+        growth = CostFit.line(measured.compactMap { point in
             point.peakBytes.map { (Double(point.rows), Double($0 - point.bytes)) }
         })
         watchdogMs = options.watchdogMs.map(Double.init)
         freeBytes = options.freeBytes.map(Double.init)
         launches = options.launches
         runner = plan.runner
+    }
+
+    /// Whether a size's device time together is the whole path's, run once: when it completed
+    /// in one launch, or got there after kills where each step commits (a kill then loses
+    /// only the batch or step in progress, which the next launch redoes; its own start and
+    /// that redone part are small beside the path).
+    static func measuresWholePath(_ point: CapacityPoint, runner: Runner) -> Bool {
+        point.outcome == .completed || (point.outcome == .completedAfterKills && runner.commitsEachStep)
     }
 
     /// Whether `rows` holds `boundary` by the model.

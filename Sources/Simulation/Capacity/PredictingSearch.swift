@@ -1,13 +1,20 @@
 import MigrationCore
 
 /// Which size to try next when the device clock makes a size's cost a function of the file
-/// alone (issue 32): measure a few small sizes (the search's own first geometric steps),
-/// fit the costs (`CapacityModel`), predict the boundary, and confirm it with one run just
-/// below and one just above. A prediction still far beyond the sizes measured is scouted
-/// first at a quarter of it, so that the line is extrapolated a short way. When a
-/// confirmation disagrees, the costs are fitted again with the runs it added (now near the
-/// boundary) and predicted once more; when that disagrees too, `CapacitySearch` bisects
-/// from every size tried, and the answer says it searched.
+/// alone (issue 32): measure a few sizes (the search's own geometric steps, until a first
+/// launch takes a good part of the watchdog, and one at half that size, so that the line
+/// goes through sizes where the rows' cost outweighs what a launch costs anyway), fit the
+/// costs (`CapacityModel`), predict the boundary, and confirm it with one run just below
+/// and one just above. A prediction still far beyond the sizes measured is scouted first
+/// at a quarter of it, so that the line is extrapolated a short way. When a confirmation
+/// disagrees, the costs are fitted again with the runs it added (now near the boundary) and
+/// predicted once more; when that disagrees too, `CapacitySearch` bisects from every size
+/// tried, and the answer says it searched.
+///
+/// Where the launches run out (beyond the first boundary, when the app still gets there
+/// after kills) is predicted by the model and not run: its sizes are several times the
+/// first boundary's, each rehearsed through every launch, which would cost many times the
+/// answer itself. `--bisect` searches it.
 ///
 /// Without a prediction (`predicts` false: the wall clock, or `--bisect`) this is
 /// `CapacitySearch` alone.
@@ -18,8 +25,10 @@ struct PredictingSearch {
     let options: RunOptions
     let fromVersion: Int
 
-    /// Completed sizes measured before the first prediction.
+    /// Completed sizes measured before the first prediction, at least.
     static let measuredSizes = 3
+    /// The measuring goes on until a first launch takes this share of the watchdog.
+    static let measuredShare = 0.25
     /// A confirming run lies this ratio below or above the predicted boundary, so that the
     /// two agreeing bracket it within `margin * margin`.
     static let margin = 1.02
@@ -62,8 +71,20 @@ struct PredictingSearch {
         let plain = search.next(boundary)
         guard predicts, !searched.contains(boundary), case .tryRows = plain else { return plain }
         let (held, broke) = search.bracket(boundary)
+        if boundary == .reachesTarget {
+            // Refitted with the sizes beyond the first boundary; the answer's line stays the
+            // one its confirming runs checked.
+            let refitted = CapacityModel(points: Array(points.values), plan: plan, options: options, fromVersion: fromVersion)
+            predicted[.reachesTarget] = held.flatMap { held in
+                (refitted ?? model)?.firstBreaking(.reachesTarget, above: held, below: broke, maxRows: search.maxRows)
+            }
+            return .narrowed
+        }
         let completed = points.values.filter { $0.outcome == .completed }.map(\.rows)
-        if broke == nil && completed.count < Self.measuredSizes { return plain }
+        if broke == nil && !measuredEnough(completed) { return plain }
+        if predicted.isEmpty, let largest = completed.max(), largest / 2 > search.startRows, search.tried[largest / 2] == nil {
+            return .tryRows(largest / 2)
+        }
         guard roundsTaken[boundary, default: 0] < Self.rounds, let held,
             let model = CapacityModel(points: Array(points.values), plan: plan, options: options, fromVersion: fromVersion)
         else { return bisect(boundary) }
@@ -86,6 +107,16 @@ struct PredictingSearch {
         let runs = [(max(held + 1, min(below, breaking - 1)), true), (min(above, search.maxRows, (broke ?? Int.max) - 1), false)]
             .filter { $0.0 > held && $0.0 < (broke ?? Int.max) && ($0.1 ? $0.0 < breaking : $0.0 >= breaking) }
         return confirm(runs, boundary: boundary, predictedRows: breaking, plain: plain)
+    }
+
+    /// Enough sizes completed, and the largest took a good part of the watchdog (any part
+    /// without one).
+    private func measuredEnough(_ completed: [Int]) -> Bool {
+        guard completed.count >= Self.measuredSizes else { return false }
+        guard let watchdogMs = options.watchdogMs, let largest = completed.max(), let ms = points[largest]?.deviceMs else {
+            return true
+        }
+        return Double(ms) >= Double(watchdogMs) * Self.measuredShare
     }
 
     private mutating func confirm(
