@@ -54,10 +54,11 @@ public final class TestProcess: @unchecked Sendable {
     /// Starts `executable` with `arguments`, in this process's environment with
     /// `environment` added (or in `environment` alone when `inherits` is false), in
     /// `workingDirectory` (the repository's root by default), with `input` on its standard
-    /// input (none by default).
+    /// input (none by default). With `mergingErrors` its standard error goes to its standard
+    /// output, interleaved as it wrote them (for tools whose message may be on either).
     public init(
         _ executable: String, _ arguments: [String], environment: [String: String] = [:], inherits: Bool = true,
-        workingDirectory: String = Repository.root, input: Data? = nil
+        workingDirectory: String = Repository.root, input: Data? = nil, mergingErrors: Bool = false
     ) throws {
         command = [executable] + arguments
         process.executableURL = URL(fileURLWithPath: executable)
@@ -65,8 +66,9 @@ public final class TestProcess: @unchecked Sendable {
         process.currentDirectoryURL = URL(fileURLWithPath: workingDirectory)
         process.environment = inherits ? ProcessInfo.processInfo.environment.merging(environment) { $1 } : environment
         for path in [stdoutPath, stderrPath] { _ = FileManager.default.createFile(atPath: path, contents: nil) }
-        process.standardOutput = FileHandle(forWritingAtPath: stdoutPath)
-        process.standardError = FileHandle(forWritingAtPath: stderrPath)
+        let output = FileHandle(forWritingAtPath: stdoutPath)
+        process.standardOutput = output
+        process.standardError = mergingErrors ? output : FileHandle(forWritingAtPath: stderrPath)
         if let input {
             let inputPath = files.file("stdin")
             try input.write(to: URL(fileURLWithPath: inputPath))
@@ -87,10 +89,12 @@ public final class TestProcess: @unchecked Sendable {
     /// Runs a program to its end (at most `seconds`: see `wait`).
     public static func run(
         _ executable: String, _ arguments: [String], environment: [String: String] = [:], inherits: Bool = true,
-        workingDirectory: String = Repository.root, input: Data? = nil, within seconds: Double = 600
+        workingDirectory: String = Repository.root, input: Data? = nil, mergingErrors: Bool = false,
+        within seconds: Double = 600
     ) throws -> Result {
         try TestProcess(
-            executable, arguments, environment: environment, inherits: inherits, workingDirectory: workingDirectory, input: input
+            executable, arguments, environment: environment, inherits: inherits, workingDirectory: workingDirectory, input: input,
+            mergingErrors: mergingErrors
         ).wait(within: seconds)
     }
 
