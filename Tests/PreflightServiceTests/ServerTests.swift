@@ -245,6 +245,21 @@ struct ServerTests {
         #expect(server.metric("preflight_jobs_total{outcome=\"completed\"}") == 0)
     }
 
+    /// A client of the progress stream that leaves while its job runs (held, the stream
+    /// waiting for its next line) cancels the job as any other client does.
+    @Test func clientDisconnectsMidStream() throws {
+        let server = try ServerProcess(environment: HeldJob.environment(atStep: 3))
+        let database = try Fixtures.notesDatabase(in: fixtures)
+        let client = try startCurl(
+            server.base + "/v1/migrations?plan=notes", ["-N", "-H", "Accept: text/event-stream", "--data-binary", "@" + database])
+        #expect(HeldJob.await(under: server.jobDir) != nil, "the job never reached its step")
+        client.stop(signal: SIGKILL)
+        #expect(eventually { server.children.isEmpty }, "workers left: \(server.children)")
+        #expect(eventually { server.jobDirEntries.isEmpty }, "left: \(server.jobDirEntries)")
+        #expect(eventually { server.metric("preflight_jobs_total{outcome=\"cancelled\"}") == 1 })
+        #expect(eventually { server.logLines.contains { $0["route"] as? String == "/v1/migrations" && $0["outcome"] as? String == "cancelled" } })
+    }
+
     @Test func clientDisconnectsWhileQueued() throws {
         let server = try ServerProcess(
             environment: HeldJob.environment(atStep: 3).merging(["PREFLIGHT_MAX_CONCURRENT_JOBS": "1", "PREFLIGHT_QUEUE_LENGTH": "1"]) { $1 })
