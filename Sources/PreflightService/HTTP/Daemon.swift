@@ -291,11 +291,19 @@ private func stream(_ upload: MigrationUpload, exchange: Exchange, on connection
     let stream = ProgressStream(connection: connection) { change in
         listener.suspended.add(change, ordering: .acquiringAndReleasing)
     }
-    guard let handle = stream.response() else { return .NO }
-    exchange.stage = .streaming(stream)
-    exchange.took(HTTPResponse(status: 200, contentType: ProgressStream.mediaType, body: .bytes([])))
+    guard let handle = stream.response() else {
+        // Closed unanswered: `requestCompleted` discards the upload.
+        exchange.stage = .uploading(upload)
+        return .NO
+    }
     let queued = MHD_queue_response(connection, 200, handle)
     MHD_destroy_response(handle)
+    guard queued == .YES else {
+        exchange.stage = .uploading(upload)
+        return .NO
+    }
+    exchange.stage = .streaming(stream)
+    exchange.took(HTTPResponse(status: 200, contentType: ProgressStream.mediaType, body: .bytes([])))
     Thread.detachNewThread {
         let answer = service.finish(upload, request: exchange.request, clientGone: { stream.clientGone }) { line in
             stream.progress(line)
@@ -305,7 +313,7 @@ private func stream(_ upload: MigrationUpload, exchange: Exchange, on connection
         case .clientGone: stream.end()
         }
     }
-    return queued
+    return .YES
 }
 
 /// Called when a request ends: answered, or broken off by the client, a timeout or the
