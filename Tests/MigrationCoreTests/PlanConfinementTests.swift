@@ -203,12 +203,8 @@ struct PlanConfinementTests {
     /// The sqlite3 shell: what an attacker would use to craft a file (Preflight's own
     /// connections are defensive and cannot write the schema).
     private func rawSQLite(_ path: String, _ sql: String) throws {
-        let process = Process()
-        process.executableURL = URL(fileURLWithPath: "/usr/bin/sqlite3")
-        process.arguments = [path, sql]
-        try process.run()
-        process.waitUntilExit()
-        guard process.terminationStatus == 0 else { throw HarnessFailure("sqlite3 failed on \(path)") }
+        let result = try TestProcess.run("/usr/bin/sqlite3", [path, sql])
+        guard result.status == 0 else { throw HarnessFailure("sqlite3 failed on \(path): \(result.stderr)") }
     }
 }
 

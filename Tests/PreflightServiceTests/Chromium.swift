@@ -1,4 +1,5 @@
 import Foundation
+import TestSupport
 
 /// Debian's `chromium`, headless, as the page tests drive it: `--dump-dom` for the DOM
 /// after the page loaded, `--screenshot` for what a person sees.
@@ -38,6 +39,29 @@ enum Chromium {
         guard result.status == 0, FileManager.default.fileExists(atPath: file) else {
             throw HarnessError("chromium --screenshot of \(url) failed (exit \(result.status))")
         }
+    }
+
+    /// A browser left open on a page, for a page that works on while the test acts (one
+    /// with a running job): headless chromium stays open while remote debugging is on.
+    /// Closed (SIGTERM) when the value goes away.
+    final class Session {
+        private let profile = TemporaryDirectory("chromium-profile")
+        private let browser: TestProcess
+
+        /// Opens `url` with chromium's `flags` besides the usual ones.
+        init(_ url: String, flags: [String] = []) throws {
+            browser = try TestProcess(
+                executable,
+                ["--headless", "--no-sandbox", "--disable-gpu", "--no-first-run", "--user-data-dir=\(profile.path)",
+                 "--remote-debugging-port=0", "--enable-logging=stderr"] + flags + [url])
+        }
+
+        /// What the page's scripts wrote to the console, for a test's failure message.
+        var console: String {
+            browser.stderr.split(separator: "\n").filter { $0.contains(":CONSOLE") }.joined(separator: "\n")
+        }
+
+        deinit { browser.stop() }
     }
 
     /// Width and height from a PNG's IHDR chunk; nil when the file is not a PNG.

@@ -21,34 +21,34 @@ import PreflightService
     @Test(arguments: commandWords)
     func helpPrintsTheUsageOnStdout(words: [String]) throws {
         for flag in ["--help", "-h"] {
-            let result = try BoundedRun.preflight(words + [flag])
+            let result = try PreflightProcess.run(words + [flag])
             #expect(result.status == 0, "\(name(words)) \(flag): \(result.stderr)")
-            #expect(result.stdout.hasPrefix("usage: preflight"), "\(name(words)) \(flag): \(result.stdout)")
+            #expect(result.stdoutText.hasPrefix("usage: preflight"), "\(name(words)) \(flag): \(result.stdoutText)")
             #expect(result.stderr.isEmpty)
         }
     }
 
     @Test(arguments: commandWords)
     func versionNamesPreflightAndItsSQLite(words: [String]) throws {
-        let result = try BoundedRun.preflight(words + ["--version"])
+        let result = try PreflightProcess.run(words + ["--version"])
         #expect(result.status == 0, "\(result.stderr)")
-        #expect(result.stdout == "preflight \(Version.preflight)\nSQLite \(String(cString: sqlite3_libversion()))\n")
+        #expect(result.stdoutText == "preflight \(Version.preflight)\nSQLite \(String(cString: sqlite3_libversion()))\n")
     }
 
     @Test(arguments: commandWords)
     func anUnknownFlagIsNamedAndExitsTwo(words: [String]) throws {
         for form in [["--bogus"], ["--bogus=1"], ["--bogus", "value"]] {
-            let result = try BoundedRun.preflight(words + form)
+            let result = try PreflightProcess.run(words + form)
             #expect(result.status == 2, "\(name(words)) \(form)")
             #expect(result.stderr.hasPrefix("\(name(words)): unknown option --bogus\n"), "\(result.stderr)")
-            #expect(result.stdout.isEmpty)
+            #expect(result.stdoutText.isEmpty)
         }
     }
 
     @Test(arguments: commands.compactMap { command in command.valueFlag.map { [command.words, [$0]] } })
     func aFlagWithoutItsValueIsNamed(pair: [[String]]) throws {
         let (words, flag) = (pair[0], pair[1][0])
-        let result = try BoundedRun.preflight(words + [flag])
+        let result = try PreflightProcess.run(words + [flag])
         #expect(result.status == 2)
         #expect(result.stderr.hasPrefix("\(name(words)): option \(flag) needs a value\n"), "\(result.stderr)")
     }
@@ -67,18 +67,18 @@ import PreflightService
         (["--", "--version"], "preflight: unknown command \"--version\""),
     ])
     func joinedValuesAndDoubleDashAreRead(arguments: [String], said: String) throws {
-        let result = try BoundedRun.preflight(arguments)
+        let result = try PreflightProcess.run(arguments)
         #expect(result.status == 2)
         #expect(result.stderr.contains(said), "\(arguments): \(result.stderr)")
     }
 
     @Test func serveIgnoresNothing() throws {
         for arguments in [["serve", "--bogus"], ["serve", "--config"], ["serve", "extra"], ["serve", "--config", "a", "--config", "b"]] {
-            let result = try BoundedRun.preflight(arguments)
-            #expect(result.status == 2, "\(arguments) started or passed: \(result.stdout)")
-            #expect(!result.stdout.contains("listening on"))
+            let result = try PreflightProcess.run(arguments)
+            #expect(result.status == 2, "\(arguments) started or passed: \(result.stdoutText)")
+            #expect(!result.stdoutText.contains("listening on"))
         }
-        let missing = try BoundedRun.preflight(["serve", "--config=/nonexistent/preflight.json"])
+        let missing = try PreflightProcess.run(["serve", "--config=/nonexistent/preflight.json"])
         #expect(missing.status == 2)
         #expect(missing.stderr.contains("/nonexistent/preflight.json"), "the joined value was not read: \(missing.stderr)")
     }
@@ -86,13 +86,13 @@ import PreflightService
     @Test func runReadsJoinedValuesAndStopsAtDoubleDash() throws {
         let directory = TemporaryDirectory("cli")
         let database = try NotesHistory.database(version: 5, rows: 10, at: directory.file("v5.db"))
-        let text = try BoundedRun.preflight(["run", "--db=" + database, "--plan=Config/plans/notes.json", "--format=text"])
+        let text = try PreflightProcess.run(["run", "--db=" + database, "--plan=Config/plans/notes.json", "--format=text"])
         #expect(text.status == 0, "\(text.stderr)")
-        #expect(text.stdout.hasPrefix("completed: "))
-        let afterDashes = try BoundedRun.preflight(["run", "--db", database, "--", "--plan", "Config/plans/notes.json"])
+        #expect(text.stdoutText.hasPrefix("completed: "))
+        let afterDashes = try PreflightProcess.run(["run", "--db", database, "--", "--plan", "Config/plans/notes.json"])
         #expect(afterDashes.status == 2)
         #expect(afterDashes.stderr.hasPrefix("preflight run: unexpected argument \"--plan\"\n"), "\(afterDashes.stderr)")
-        let twice = try BoundedRun.preflight(["run", "--db", database, "--db", database, "--plan", "Config/plans/notes.json"])
+        let twice = try PreflightProcess.run(["run", "--db", database, "--db", database, "--plan", "Config/plans/notes.json"])
         #expect(twice.stderr.hasPrefix("preflight run: option --db is given twice\n"))
     }
 
@@ -101,7 +101,7 @@ import PreflightService
         let directory = TemporaryDirectory("cli")
         let database = try NotesHistory.database(version: 1, rows: 10, at: directory.file("v1.db"))
         for (flag, value) in [("--watchdog-ms", "soon"), ("--free-bytes", "lots"), ("--space-check", "maybe"), ("--launches", "0")] {
-            let result = try BoundedRun.preflight(["run", "--db", database, "--plan", "Config/plans/notes.json", flag, value])
+            let result = try PreflightProcess.run(["run", "--db", database, "--plan", "Config/plans/notes.json", flag, value])
             #expect(result.status == 2)
             #expect(result.stderr.hasPrefix("preflight run: \(flag) must be"), "\(result.stderr)")
             let key = String(flag.dropFirst(2)).replacingOccurrences(of: "-", with: "_")
@@ -110,23 +110,23 @@ import PreflightService
     }
 
     @Test func workerTasksAndNumbersAreChecked() throws {
-        let unknown = try BoundedRun.preflight(["worker", "frobnicate", "--job", "/nonexistent", "--parent", "1"])
+        let unknown = try PreflightProcess.run(["worker", "frobnicate", "--job", "/nonexistent", "--parent", "1"])
         #expect(unknown.status == 2)
         #expect(unknown.stderr.hasPrefix("preflight worker: unknown task \"frobnicate\""))
-        let parent = try BoundedRun.preflight(["worker", "migrate", "--job", "/nonexistent", "--parent", "me"])
+        let parent = try PreflightProcess.run(["worker", "migrate", "--job", "/nonexistent", "--parent", "me"])
         #expect(parent.stderr.hasPrefix("preflight worker: --parent must be a process id, got \"me\""))
-        let switchValue = try BoundedRun.preflight(["worker", "verify", "--final-only=yes"])
+        let switchValue = try PreflightProcess.run(["worker", "verify", "--final-only=yes"])
         #expect(switchValue.stderr.hasPrefix("preflight worker: option --final-only takes no value"))
     }
 
     @Test func unknownCommandsAndSubcommandsAreNamed() throws {
-        let command = try BoundedRun.preflight(["frobnicate"])
+        let command = try PreflightProcess.run(["frobnicate"])
         #expect(command.status == 2)
         #expect(command.stderr.hasPrefix("preflight: unknown command \"frobnicate\""))
-        let subcommand = try BoundedRun.preflight(["plan", "export"])
+        let subcommand = try PreflightProcess.run(["plan", "export"])
         #expect(subcommand.status == 2)
         #expect(subcommand.stderr.hasPrefix("preflight plan: unknown subcommand \"export\""))
-        let nothing = try BoundedRun.preflight([])
+        let nothing = try PreflightProcess.run([])
         #expect(nothing.status == 2)
         #expect(nothing.stderr.hasPrefix("preflight: a command"))
     }
@@ -144,102 +144,17 @@ import PreflightService
             {"bind": "127.0.0.1", "port": 0, "probe_port": 0, "job_dir": "jobs", "plans_dir": "plans", "devices_dir": "devices",
              "tokens": ["secret-token"]}
             """.utf8).write(to: URL(fileURLWithPath: configuration))
-        let server = try BoundedRun.Background(
-            ["serve"] + (joined ? ["--config=" + configuration] : ["--config", configuration]), in: directory)
+        let server = try TestProcess.preflight(
+            ["serve"] + (joined ? ["--config=" + configuration] : ["--config", configuration]), workingDirectory: directory.path)
         defer { server.stop() }
-        let port = try #require(server.waitForPort(), "no listening line: \(server.stderr)")
-        #expect(curl("http://127.0.0.1:\(port)/v1/plans", []).status == 401)
-        #expect(curl("http://127.0.0.1:\(port)/v1/plans", ["-H", "Authorization: Bearer secret-token"]).status == 200)
-    }
-}
-
-/// The real binary, with a time limit: a command that should answer at once but starts
-/// serving instead is killed and reported, not waited for.
-enum BoundedRun {
-    struct Result {
-        var status: Int32
-        var stdout: String
-        var stderr: String
-    }
-
-    struct Timeout: Error, CustomStringConvertible {
-        var arguments: [String]
-        var description: String { "preflight \(arguments.joined(separator: " ")) was still running after its time limit" }
-    }
-
-    static func preflight(_ arguments: [String], environment: [String: String] = [:], seconds: Double = 60) throws -> Result {
-        let directory = TemporaryDirectory("bounded")
-        let process = Process()
-        process.executableURL = URL(fileURLWithPath: PreflightProcess.executable)
-        process.arguments = arguments
-        process.currentDirectoryURL = URL(fileURLWithPath: Repository.root)
-        process.environment = ProcessInfo.processInfo.environment.merging(environment) { $1 }
-        let (out, err) = (directory.file("stdout"), directory.file("stderr"))
-        for path in [out, err] { _ = FileManager.default.createFile(atPath: path, contents: nil) }
-        process.standardOutput = FileHandle(forWritingAtPath: out)
-        process.standardError = FileHandle(forWritingAtPath: err)
-        try process.run()
-        let deadline = Date(timeIntervalSinceNow: seconds)
-        while process.isRunning, Date() < deadline { Thread.sleep(forTimeInterval: 0.02) }
-        if process.isRunning {
-            kill(process.processIdentifier, SIGKILL)
-            process.waitUntilExit()
-            throw Timeout(arguments: arguments)
+        var port: Int?
+        _ = eventually {
+            port = server.stdoutText.split(separator: "\n").first { $0.hasPrefix("listening on http://") }
+                .flatMap { $0.split(separator: ":").last }.flatMap { Int($0) }
+            return port != nil || !server.isRunning
         }
-        return Result(
-            status: process.terminationStatus, stdout: (try? String(contentsOfFile: out, encoding: .utf8)) ?? "",
-            stderr: (try? String(contentsOfFile: err, encoding: .utf8)) ?? "")
-    }
-
-    /// A command left running (a server, a long rehearsal), its output going to files.
-    final class Background {
-        let process = Process()
-        let stdoutPath: String
-        let stderrPath: String
-
-        init(_ arguments: [String], in directory: TemporaryDirectory, environment: [String: String] = [:]) throws {
-            stdoutPath = directory.file("background.stdout")
-            stderrPath = directory.file("background.stderr")
-            for path in [stdoutPath, stderrPath] { _ = FileManager.default.createFile(atPath: path, contents: nil) }
-            process.executableURL = URL(fileURLWithPath: PreflightProcess.executable)
-            process.arguments = arguments
-            process.currentDirectoryURL = URL(fileURLWithPath: directory.path)
-            process.environment = ProcessInfo.processInfo.environment.merging(environment) { $1 }
-            process.standardOutput = FileHandle(forWritingAtPath: stdoutPath)
-            process.standardError = FileHandle(forWritingAtPath: stderrPath)
-            try process.run()
-        }
-
-        var stdout: String { (try? String(contentsOfFile: stdoutPath, encoding: .utf8)) ?? "" }
-        var stderr: String { (try? String(contentsOfFile: stderrPath, encoding: .utf8)) ?? "" }
-
-        /// The port of the `listening on http://...:PORT` line on stdout.
-        func waitForPort() -> Int? {
-            var port: Int?
-            _ = eventually {
-                port = stdout.split(separator: "\n").first { $0.hasPrefix("listening on http://") }
-                    .flatMap { $0.split(separator: ":").last }.flatMap { Int($0) }
-                return port != nil
-            }
-            return port
-        }
-
-        /// Sends `signal` and waits (at most 60 s) for the exit; answers the exit status, or nil
-        /// when it had to be killed.
-        @discardableResult
-        func stop(signal: Int32 = SIGTERM) -> Int32? {
-            guard process.isRunning else { return process.terminationStatus }
-            kill(process.processIdentifier, signal)
-            let deadline = Date(timeIntervalSinceNow: 60)
-            while process.isRunning, Date() < deadline { Thread.sleep(forTimeInterval: 0.02) }
-            guard !process.isRunning else {
-                kill(process.processIdentifier, SIGKILL)
-                process.waitUntilExit()
-                return nil
-            }
-            return process.terminationStatus
-        }
-
-        deinit { stop(signal: SIGKILL) }
+        let listening = try #require(port, "no listening line: \(server.stderr)")
+        #expect(curl("http://127.0.0.1:\(listening)/v1/plans", []).status == 401)
+        #expect(curl("http://127.0.0.1:\(listening)/v1/plans", ["-H", "Authorization: Bearer secret-token"]).status == 200)
     }
 }

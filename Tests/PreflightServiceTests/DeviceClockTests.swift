@@ -129,24 +129,15 @@ struct DeviceClockTests {
 /// CPU-bound processes that load the machine while a test runs, ended by `stop()` (or
 /// when the value goes away).
 private final class BusyProcesses {
-    private var processes: [Process] = []
+    private var processes: [TestProcess] = []
 
     init(count: Int) throws {
-        for _ in 0..<count {
-            let process = Process()
-            process.executableURL = URL(fileURLWithPath: "/bin/sh")
-            process.arguments = ["-c", "while :; do :; done"]
-            try process.run()
-            processes.append(process)
-        }
+        processes = try (0..<count).map { _ in try TestProcess("/bin/sh", ["-c", "while :; do :; done"]) }
     }
 
     /// SIGKILL: a shell started by the test process may have inherited SIGTERM blocked.
     func stop() {
-        for process in processes where process.isRunning {
-            kill(process.processIdentifier, SIGKILL)
-            process.waitUntilExit()
-        }
+        for process in processes { process.stop(signal: SIGKILL) }
         processes = []
     }
 

@@ -77,13 +77,5 @@ struct InputPhasesTests {
 
 /// The digest coreutils' `sha256sum` prints for `path`: a second, independent SHA-256.
 private func sha256sum(_ path: String) throws -> String {
-    let process = Process()
-    process.executableURL = URL(fileURLWithPath: "/usr/bin/sha256sum")
-    process.arguments = [path]
-    let output = Pipe()
-    process.standardOutput = output
-    try process.run()
-    let bytes = output.fileHandleForReading.readDataToEndOfFile()
-    process.waitUntilExit()
-    return String(decoding: bytes, as: UTF8.self).split(separator: " ").first.map(String.init) ?? ""
+    try TestProcess.run("/usr/bin/sha256sum", [path]).stdoutText.split(separator: " ").first.map(String.init) ?? ""
 }

@@ -16,16 +16,8 @@ import Simulation
     private func schemaProblems(_ xml: String, in directory: TemporaryDirectory) throws -> String? {
         let file = directory.file("report-\(UUID().uuidString.prefix(8)).xml")
         try Data(xml.utf8).write(to: URL(fileURLWithPath: file))
-        let process = Process()
-        process.executableURL = URL(fileURLWithPath: "/usr/bin/xmllint")
-        process.arguments = ["--noout", "--schema", Self.schema, file]
-        let errors = Pipe()
-        process.standardError = errors
-        process.standardOutput = FileHandle.nullDevice
-        try process.run()
-        let said = String(decoding: errors.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
-        process.waitUntilExit()
-        return process.terminationStatus == 0 ? nil : said
+        let result = try TestProcess.run("/usr/bin/xmllint", ["--noout", "--schema", Self.schema, file])
+        return result.status == 0 ? nil : result.stderr
     }
 
     private func caseNames(_ xml: String) throws -> [String] {
@@ -59,10 +51,10 @@ import Simulation
         let database = try FixtureDatabase.create(
             at: directory.file("items.db"),
             sql: "CREATE TABLE items(id INTEGER PRIMARY KEY, label TEXT); PRAGMA user_version = 1; \(series(5_000)) INSERT INTO items SELECT value, CASE WHEN value % 7 = 0 THEN NULL ELSE 'item ' || value END FROM series;")
-        let result = try BoundedRun.preflight(
+        let result = try PreflightProcess.run(
             ["run", "--db", database, "--plan", plan, "--format", "junit", "--launches", "2"],
             environment: environment.filter { $0.key != "fail" })
-        let xml = result.stdout
+        let xml = result.stdoutText
         #expect(xml.contains("<property name=\"outcome\" value=\"\(expected)\"/>"), "\(result.stderr)\n\(xml)")
         #expect(try schemaProblems(xml, in: directory) == nil)
         let names = try caseNames(xml)

@@ -17,15 +17,7 @@ struct LaunchTests {
     }
 
     private func dump(_ path: String) throws -> String {
-        let process = Process()
-        process.executableURL = URL(fileURLWithPath: "/usr/bin/sqlite3")
-        process.arguments = [path, ".dump"]
-        let pipe = Pipe()
-        process.standardOutput = pipe
-        try process.run()
-        let data = pipe.fileHandleForReading.readDataToEndOfFile()
-        process.waitUntilExit()
-        return String(decoding: data, as: UTF8.self)
+        try TestProcess.run("/usr/bin/sqlite3", [path, ".dump"]).stdoutText
     }
 
     /// Runs `preflight run` with its temp files (and so its job directory) inside `directory`.
@@ -39,15 +31,8 @@ struct LaunchTests {
 
     /// Worker processes (of `task`, or of any task) of jobs inside `directory`.
     private func workersLeft(in directory: TemporaryDirectory, task: String = ".*") -> Int {
-        let process = Process()
-        process.executableURL = URL(fileURLWithPath: "/usr/bin/pgrep")
-        process.arguments = ["-f", "worker \(task) --job \(directory.path)"]
-        let pipe = Pipe()
-        process.standardOutput = pipe
-        try? process.run()
-        let data = pipe.fileHandleForReading.readDataToEndOfFile()
-        process.waitUntilExit()
-        return String(decoding: data, as: UTF8.self).split(separator: "\n").count
+        let found = try? TestProcess.run("/usr/bin/pgrep", ["-f", "worker \(task) --job \(directory.path)"])
+        return found?.stdoutText.split(separator: "\n").count ?? 0
     }
 
     @Test func aChunkedRebuildConvergesOverKilledLaunchesWhereOneTransactionCrashLoops() throws {
@@ -255,18 +240,13 @@ struct LaunchTests {
         let database = try bigDatabase(in: directory, rows: 100)
         let single = try plan(chunked: false, in: directory)
         // A job whose migrating worker holds at its step until its parent is gone.
-        let process = Process()
-        process.executableURL = URL(fileURLWithPath: PreflightProcess.executable)
-        process.arguments = ["run", "--db", database, "--plan", single]
-        process.environment = ["TMPDIR": directory.path, "PATH": "/usr/bin:/bin"].merging(HeldJob.environment(atStep: 2)) { $1 }
-        process.standardOutput = FileHandle.nullDevice
-        _ = FileManager.default.createFile(atPath: directory.file("stderr.txt"), contents: nil)
-        process.standardError = FileHandle(forWritingAtPath: directory.file("stderr.txt"))
-        try process.run()
-        #expect(HeldJob.await(under: directory.path) != nil, "\(String(decoding: FileManager.default.contents(atPath: directory.file("stderr.txt")) ?? Data(), as: UTF8.self))")
+        let run = try TestProcess(
+            PreflightProcess.executable, ["run", "--db", database, "--plan", single],
+            environment: ["TMPDIR": directory.path, "PATH": "/usr/bin:/bin"].merging(HeldJob.environment(atStep: 2)) { $1 },
+            inherits: false)
+        #expect(HeldJob.await(under: directory.path) != nil, "\(run.stderr)")
         #expect(workersLeft(in: directory, task: "migrate") == 1)
-        kill(process.processIdentifier, SIGKILL)
-        process.waitUntilExit()
+        run.stop(signal: SIGKILL)
         #expect(eventually { workersLeft(in: directory) == 0 }, "workers still alive after their parent was killed")
     }
 }

@@ -48,6 +48,10 @@ struct OpenAPITests {
         try send("upload-octet-stream-text", valid: true, "/v1/migrations?plan=notes", auth + octets + ["-H", "Accept: text/plain"], body: database)
         try send("upload-junit", valid: true, "/v1/migrations?plan=notes", auth + octets + ["-H", "Accept: application/xml"], body: database)
         try send("upload-html", valid: true, "/v1/migrations?plan=notes&format=html", auth + octets, body: database)
+        let events = try send(
+            "upload-event-stream", valid: true, "/v1/migrations?plan=notes", auth + octets + ["-H", "Accept: text/event-stream"], body: database)
+        #expect(events.result.text.hasPrefix("event: progress\ndata: upload received: "), "\(events.result.text)")
+        #expect(events.result.text.contains("\n\nevent: report\ndata: {"), "\(events.result.text)")
         try send("upload-multipart", valid: true, "/v1/migrations", auth + ["-H", "Content-Type: multipart/form-data; boundary=\(boundary)"], body: multipart)
         try send("upload-invalid-database", valid: true, "/v1/migrations?plan=notes", auth + octets, body: garbage)
         // Refusals a client can cause.

@@ -99,7 +99,10 @@ struct PageBrowserTests {
             #expect(dom.contains("name=\"\(field)\""), "field \(field)")
         }
         for plan in Fixtures.plans.keys { #expect(dom.contains("<option value=\"\(plan)\""), "plan \(plan)") }
-        #expect(dom.contains("<option value=\"phone\">phone: a test phone</option>"))
+        #expect(dom.contains("<option value=\"phone\" title=\"a test phone\">phone: 20 s watchdog</option>"))
+        // A long description stays out of the list (the option's tooltip has it).
+        #expect(dom.contains(">described: no watchdog</option>"))
+        for field in ["kill_sweep", "disk_full_sweep"] { #expect(dom.contains("name=\"\(field)\""), "field \(field)") }
         // The page fits a phone too, with the catalog's long device descriptions in its list.
         let upload = try frameWidths(of: server.get("/").text, name: "upload")
         #expect(upload.scroll <= upload.client, "the upload page is \(upload.scroll) px wide in \(upload.client) px")
@@ -138,6 +141,81 @@ struct PageBrowserTests {
         #expect(both.status == 400)
         #expect(both.text.contains("give one plan"))
         #expect(curl(server.base + "/v1/migrations?format=pdf", form).status == 400)
+    }
+
+    /// The upload page shows the work while it runs. A job held at step 3 (`HeldJob`) has
+    /// taken the upload and settled step 2: the page, which posts its form from its script,
+    /// shows those progress lines while the job is held, before any report can exist;
+    /// released, the job ends and the page becomes the report. The browser tells the
+    /// test's listener (`BrowserSink`) what the page shows: a harness page of the test's
+    /// drives the server's own page in a frame, in a chromium with web security off so
+    /// that the harness may post there.
+    @Test func theUploadPageShowsTheWorkWhileItRuns() throws {
+        let server = try ServerProcess(environment: HeldJob.environment(atStep: 3))
+        let sink = try BrowserSink()
+        let database = try Fixtures.notesDatabase(rows: 20, in: fixtures)
+        let harness = fixtures + "/harness.html"
+        try Self.harness(server: server.base, sink: sink.base, database: try Data(contentsOf: URL(fileURLWithPath: database)))
+            .write(toFile: harness, atomically: true, encoding: .utf8)
+        let browser = try Chromium.Session("file://" + harness, flags: ["--disable-web-security"])
+        let held = try #require(HeldJob.await(under: server.jobDir), "the page's upload never reached step 3; console: \(browser.console)")
+        let running = try #require(sink.await("progress"), "the page showed no progress while its job was held; console: \(browser.console)")
+        #expect(running.contains("launch 1: step 2 \"sync status\" applied in"), "\(running)")
+        #expect(running.contains("<li>upload received: "))
+        #expect(!running.contains("<strong>completed</strong>"))
+        try held.release()
+        let report = try #require(sink.await("report"), "the page never became the report; console: \(browser.console)")
+        #expect(report.contains("<strong>completed</strong>"))
+        #expect(report.contains("Preflight: notes to v3"))
+        withExtendedLifetime(browser) {}
+
+        try FileManager.default.createDirectory(atPath: Self.screenshots, withIntermediateDirectories: true)
+        for (name, page) in [("upload-running", running), ("upload-report", report)] {
+            let file = fixtures + "/\(name).html"
+            try page.write(toFile: file, atomically: true, encoding: .utf8)
+            try Chromium.screenshot("file://" + file, to: Self.screenshots + "/\(name).png", width: 1000, height: 1100)
+        }
+    }
+
+    /// The harness: it loads the server's upload page into a frame (with a base that points
+    /// its form at the server), picks the database and the plan as a person would, submits,
+    /// and posts the page's HTML to the sink twice: once it shows two progress lines (the
+    /// upload and step 2), and once it has become the report.
+    static func harness(server: String, sink: String, database: Data) -> String {
+        """
+        <!DOCTYPE html><html><body><iframe id="page" width="1000" height="1100"></iframe><script>
+        function tell(name, text) { var r = new XMLHttpRequest(); r.open("POST", "\(sink)/" + name); r.send(text); }
+        var bytes = Uint8Array.from(atob("\(database.base64EncodedString())"), function (c) { return c.charCodeAt(0); });
+        var get = new XMLHttpRequest();
+        get.open("GET", "\(server)/");
+        get.onload = function () {
+          var frame = document.getElementById("page");
+          frame.onload = function () {
+            frame.onload = null;
+            var page = frame.contentDocument;
+            var files = new DataTransfer();
+            files.items.add(new File([bytes], "notes-v1.db"));
+            page.getElementById("database").files = files.files;
+            page.getElementById("plan").value = "notes";
+            var running = false;
+            var watch = setInterval(function () {
+              var now = frame.contentDocument;
+              if (!running && now.querySelectorAll("#lines li").length >= 2) {
+                running = true;
+                tell("progress", now.documentElement.outerHTML);
+              }
+              if (now.querySelector(".outcome strong")) {
+                clearInterval(watch);
+                tell("report", now.documentElement.outerHTML);
+              }
+            }, 50);
+            page.getElementById("upload").requestSubmit();
+          };
+          frame.srcdoc = get.responseText.replace("<head>", '<head><base href="\(server)/">');
+        };
+        get.send();
+        </script></body></html>
+        """
     }
 
     private func occurrences(of needle: String, in text: String) -> Int {

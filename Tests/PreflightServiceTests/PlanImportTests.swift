@@ -195,7 +195,7 @@ import MigrationCore
     @Test func planImportWritesAValidPlan() throws {
         let directory = TemporaryDirectory("import")
         let out = directory.file("plan.json")
-        let result = try BoundedRun.preflight([
+        let result = try PreflightProcess.run([
             "plan", "import", "--from=flyway", Self.fixtures + "/flyway", "--name", "tasks", "--out", out,
         ])
         #expect(result.status == 0, "\(result.stderr)")
@@ -204,9 +204,9 @@ import MigrationCore
         #expect(result.stderr.contains("wrote \(out): plan tasks, 3 steps"))
         let plan = try PlanDecoder.decode([UInt8](try Data(contentsOf: URL(fileURLWithPath: out))))
         #expect(plan.name == "tasks")
-        let printed = try BoundedRun.preflight(["plan", "import", "--from", "sql-dir", Self.fixtures + "/sql-dir"])
-        #expect(try PlanDecoder.decode(Array(printed.stdout.utf8)).steps.count == 3)
-        let unknown = try BoundedRun.preflight(["plan", "import", "--from", "liquibase", Self.fixtures])
+        let printed = try PreflightProcess.run(["plan", "import", "--from", "sql-dir", Self.fixtures + "/sql-dir"])
+        #expect(try PlanDecoder.decode(Array(printed.stdout)).steps.count == 3)
+        let unknown = try PreflightProcess.run(["plan", "import", "--from", "liquibase", Self.fixtures])
         #expect(unknown.status == 2)
         #expect(unknown.stderr.hasPrefix("preflight plan import: --from must be sqldelight, flyway, sql-dir, got \"liquibase\""))
     }
@@ -221,7 +221,7 @@ import MigrationCore
         case "sqldelight": plan = try Self.sqldelightProject(in: directory)
         case "imported file":
             plan = directory.file("imported.json")
-            let written = try BoundedRun.preflight(["plan", "import", "--from", "sql-dir", Self.fixtures + "/sql-dir", "--out", plan])
+            let written = try PreflightProcess.run(["plan", "import", "--from", "sql-dir", Self.fixtures + "/sql-dir", "--out", plan])
             #expect(written.status == 0, "\(written.stderr)")
         default: plan = Self.fixtures + "/" + source
         }
@@ -255,9 +255,9 @@ import MigrationCore
     }
 
     func rehearse(_ database: String, plan: String, out: String) throws -> (summary: RunSummary, stderr: String) {
-        let result = try BoundedRun.preflight(["run", "--db", database, "--plan", plan, "--out", out])
+        let result = try PreflightProcess.run(["run", "--db", database, "--plan", plan, "--out", out])
         let report = try #require(
-            (try? JSONSerialization.jsonObject(with: Data(result.stdout.utf8))) as? [String: Any], "\(result.stderr)")
+            (try? JSONSerialization.jsonObject(with: result.stdout)) as? [String: Any], "\(result.stderr)")
         let final = report["final"] as? [String: Any] ?? [:]
         let steps = (report["steps"] as? [[String: Any]] ?? []).map { step in
             "v\(step["version"] ?? "") \(step["status"] ?? "") \(step["cost_class"] ?? "") \(step["kind"] ?? "")"

@@ -32,7 +32,7 @@ import TestSupport
         defer { try? FileManager.default.removeItem(atPath: fixtures) }
         let database = try Fixtures.notesDatabase(in: fixtures)
         let holder = try startCurl(server.base + "/v1/migrations?plan=notes", ["--data-binary", "@\(database)"])
-        defer { holder.terminate() }
+        defer { holder.stop() }
         let jobs = { (server.get("/healthz").json["jobs"] as? [String: Any]) ?? [:] }
         #expect(HeldJob.await(under: server.jobDir) != nil, "the job never reached its step")
 

@@ -80,9 +80,9 @@ import MigrationCore
         let before = FixtureDatabase.sha256(of: database)
 
         // Held at its step until stopped: surely running when the signal comes.
-        let run = try BoundedRun.Background(
-            ["run", "--db", database, "--plan", plan], in: directory,
-            environment: HeldJob.environment(atStep: 2).merging(["TMPDIR": temporary + "/"]) { $1 })
+        let run = try TestProcess.preflight(
+            ["run", "--db", database, "--plan", plan],
+            environment: HeldJob.environment(atStep: 2).merging(["TMPDIR": temporary + "/"]) { $1 }, workingDirectory: directory.path)
         let held = try #require(HeldJob.await(under: temporary), "the run never reached its step: \(run.stderr)")
         #expect(try FileManager.default.contentsOfDirectory(atPath: temporary).count == 1)
         #expect(!Self.processes(mentioning: held.directory).isEmpty, "no worker is running the job")

@@ -10,15 +10,16 @@ final class ServerProcess: @unchecked Sendable {
     let jobDir: String
     let plansDir: String
     let devicesDir: String
-    let process = Process()
-    let stdoutPath: String
-    let stderrPath: String
+    private let server: TestProcess
     private(set) var port = 0
     /// The probe port (`/healthz` and `/metrics` on a listener of their own).
     private(set) var probePort = 0
 
     var base: String { "http://127.0.0.1:\(port)" }
-    var pid: Int32 { process.processIdentifier }
+    var pid: Int32 { server.pid }
+    var isRunning: Bool { server.isRunning }
+    /// What the server wrote on stderr so far (its log).
+    var stderr: String { server.stderr }
 
     /// `environment` adds or overrides `PREFLIGHT_*` variables; `plans` are registered as NAME.json.
     init(environment: [String: String] = [:], plans: [String: String] = Fixtures.plans, devices: [String: String] = Fixtures.devices) throws {
@@ -31,44 +32,29 @@ final class ServerProcess: @unchecked Sendable {
         }
         for (name, text) in plans { try text.write(toFile: plansDir + "/\(name).json", atomically: true, encoding: .utf8) }
         for (name, text) in devices { try text.write(toFile: devicesDir + "/\(name).json", atomically: true, encoding: .utf8) }
-        stdoutPath = root + "/stdout"
-        stderrPath = root + "/stderr"
-        _ = FileManager.default.createFile(atPath: stdoutPath, contents: nil)
-        _ = FileManager.default.createFile(atPath: stderrPath, contents: nil)
-
-        var variables = ProcessInfo.processInfo.environment
-        variables["PREFLIGHT_PORT"] = "0"
-        variables["PREFLIGHT_PROBE_PORT"] = "0"
-        variables["PREFLIGHT_BIND"] = "127.0.0.1"
-        variables["PREFLIGHT_JOB_DIR"] = jobDir
-        variables["PREFLIGHT_PLANS_DIR"] = plansDir
-        variables["PREFLIGHT_DEVICES_DIR"] = devicesDir
-        for (name, value) in environment { variables[name] = value }
-        process.executableURL = URL(fileURLWithPath: try preflightExecutable())
-        process.arguments = ["serve"]
-        process.environment = variables
-        process.currentDirectoryURL = URL(fileURLWithPath: root)
-        process.standardOutput = FileHandle(forWritingAtPath: stdoutPath)
-        process.standardError = FileHandle(forWritingAtPath: stderrPath)
-        try process.run()
-
-        // Polls of 20 ms, at most 750 (about 15 s), for the line that names the port.
-        for _ in 0..<750 {
-            let lines = ((try? String(contentsOfFile: stdoutPath, encoding: .utf8)) ?? "").split(separator: "\n")
+        let variables = [
+            "PREFLIGHT_PORT": "0", "PREFLIGHT_PROBE_PORT": "0", "PREFLIGHT_BIND": "127.0.0.1", "PREFLIGHT_JOB_DIR": jobDir,
+            "PREFLIGHT_PLANS_DIR": plansDir, "PREFLIGHT_DEVICES_DIR": devicesDir,
+        ].merging(environment) { $1 }
+        let server = try TestProcess.preflight(["serve"], environment: variables, workingDirectory: root)
+        self.server = server
+        var ports: (Int, Int)?
+        _ = eventually {
+            let lines = server.stdoutText.split(separator: "\n")
             func portNamed(after prefix: String) -> Int? {
                 lines.first { $0.hasPrefix(prefix) }.flatMap { Int($0.split(separator: ":").last ?? "") }
             }
             if let port = portNamed(after: "listening on http://"), let probePort = portNamed(after: "probes (/healthz, /metrics) on") {
-                self.port = port
-                self.probePort = probePort
-                return
+                ports = (port, probePort)
             }
-            if !process.isRunning { break }
-            Thread.sleep(forTimeInterval: 0.02)
+            return ports != nil || !server.isRunning
         }
-        let errors = (try? String(contentsOfFile: stderrPath, encoding: .utf8)) ?? ""
-        stop()
-        throw HarnessError("the server did not say it was listening: \(errors)")
+        guard let (port, probePort) = ports else {
+            server.stop(signal: SIGKILL)
+            throw HarnessError("the server did not say it was listening: \(server.stderr)")
+        }
+        self.port = port
+        self.probePort = probePort
     }
 
     deinit {
@@ -76,23 +62,11 @@ final class ServerProcess: @unchecked Sendable {
         try? FileManager.default.removeItem(atPath: root)
     }
 
-    /// Sends `signal` and waits for the exit, polling every 20 ms at most `polls` times
-    /// (about 60 s); answers the exit status, or nil when it had to SIGKILL the server.
+    /// Sends `signal` (0: none, only wait) and waits for the exit, at most `seconds`;
+    /// answers the exit status, or nil when it had to SIGKILL the server.
     @discardableResult
-    func stop(signal: Int32 = SIGKILL, polls: Int = 3_000) -> Int32? {
-        guard process.isRunning else { return process.terminationStatus }
-        kill(process.processIdentifier, signal)
-        var waited = 0
-        while process.isRunning && waited < polls {
-            Thread.sleep(forTimeInterval: 0.02)
-            waited += 1
-        }
-        if process.isRunning {
-            kill(process.processIdentifier, SIGKILL)
-            process.waitUntilExit()
-            return nil
-        }
-        return process.terminationStatus
+    func stop(signal: Int32 = SIGKILL, within seconds: Double = 60) -> Int32? {
+        server.stop(signal: signal, within: seconds)
     }
 
     /// Files and directories left in the job directory.
@@ -106,7 +80,7 @@ final class ServerProcess: @unchecked Sendable {
 
     /// The request log lines so far.
     var logLines: [[String: Any]] {
-        let text = (try? String(contentsOfFile: stderrPath, encoding: .utf8)) ?? ""
+        let text = server.stderr
         return text.split(separator: "\n").compactMap { line in
             guard line.hasPrefix("{") else { return nil }
             return (try? JSONSerialization.jsonObject(with: Data(line.utf8))) as? [String: Any]
@@ -165,36 +139,17 @@ func curl(_ url: String, _ arguments: [String], timeout: Int = 60) -> CurlResult
         body: FileManager.default.contents(atPath: bodyPath) ?? Data(), exitCode: result.status)
 }
 
-/// Runs a program to its end; answers its exit status and standard output.
+/// Runs a program to its end (`TestProcess`); answers its exit status and standard
+/// output, or -1 when it could not be run or did not end.
 @discardableResult
 func run(_ executable: String, _ arguments: [String], input: String? = nil) -> (status: Int32, output: String) {
-    let process = Process()
-    process.executableURL = URL(fileURLWithPath: executable)
-    process.arguments = arguments
-    let output = Pipe()
-    process.standardOutput = output
-    process.standardError = FileHandle.nullDevice
-    let inputPipe = Pipe()
-    if input != nil { process.standardInput = inputPipe }
-    do { try process.run() } catch { return (-1, "") }
-    if let input {
-        inputPipe.fileHandleForWriting.write(Data(input.utf8))
-        try? inputPipe.fileHandleForWriting.close()
-    }
-    let data = output.fileHandleForReading.readDataToEndOfFile()
-    process.waitUntilExit()
-    return (process.terminationStatus, String(decoding: data, as: UTF8.self))
+    guard let result = try? TestProcess.run(executable, arguments, input: input.map { Data($0.utf8) }) else { return (-1, "") }
+    return (result.status, result.stdoutText)
 }
 
 /// Starts curl without waiting for it (for clients that are killed mid-request).
-func startCurl(_ url: String, _ arguments: [String]) throws -> Process {
-    let process = Process()
-    process.executableURL = URL(fileURLWithPath: "/usr/bin/curl")
-    process.arguments = ["-s", "-o", "/dev/null", "--max-time", "120"] + arguments + [url]
-    process.standardOutput = FileHandle.nullDevice
-    process.standardError = FileHandle.nullDevice
-    try process.run()
-    return process
+func startCurl(_ url: String, _ arguments: [String]) throws -> TestProcess {
+    try TestProcess("/usr/bin/curl", ["-s", "-o", "/dev/null", "--max-time", "120"] + arguments + [url])
 }
 
 func makeTemporaryDirectory(_ prefix: String) throws -> String {
@@ -205,17 +160,11 @@ func makeTemporaryDirectory(_ prefix: String) throws -> String {
 
 /// `.build/debug/preflight`, built by `swift build` before `swift test`.
 func preflightExecutable() throws -> String {
-    let root = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
-        .deletingLastPathComponent().path
-    let bundle = Bundle.main.bundlePath
-    let candidates = [
-        (bundle as NSString).deletingLastPathComponent + "/preflight", bundle + "/preflight",
-        root + "/.build/debug/preflight", root + "/.build/x86_64-unknown-linux-gnu/debug/preflight",
-    ]
-    for candidate in candidates where FileManager.default.isExecutableFile(atPath: candidate) {
-        return candidate
+    let path = PreflightProcess.executable
+    guard FileManager.default.isExecutableFile(atPath: path) else {
+        throw HarnessError("no preflight executable at \(path): run `swift build` before `swift test`")
     }
-    throw HarnessError("no preflight executable in \(candidates): run `swift build` before `swift test`")
+    return path
 }
 
 /// Databases of old schema versions (made with the old schema's own SQL) and plans.

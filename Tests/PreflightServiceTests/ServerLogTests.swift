@@ -10,7 +10,7 @@ import PreflightService
     private let fixtures = TemporaryDirectory("log-fixtures")
 
     private func lines(_ server: ServerProcess) throws -> [[String: Any]] {
-        let text = try String(contentsOfFile: server.stderrPath, encoding: .utf8)
+        let text = server.stderr
         return try text.split(separator: "\n").map { line in
             try #require(
                 (try? JSONSerialization.jsonObject(with: Data(line.utf8))) as? [String: Any], "not a JSON object: \(line)")
@@ -59,7 +59,7 @@ import PreflightService
     }
 
     @Test func aStartThatFailsSaysWhyInJSON() throws {
-        let result = try BoundedRun.preflight(["serve"], environment: ["PREFLIGHT_PORT": "eighty"])
+        let result = try PreflightProcess.run(["serve"], environment: ["PREFLIGHT_PORT": "eighty"])
         #expect(result.status == 2)
         let lines = result.stderr.split(separator: "\n")
         #expect(lines.count == 1)
@@ -85,7 +85,7 @@ import PreflightService
         let jobID = try #require(answer.json["job_id"] as? String)
         #expect(server.stop(signal: SIGTERM) == 0)
 
-        let text = try String(contentsOfFile: server.stderrPath, encoding: .utf8)
+        let text = server.stderr
         let log = try text.split(separator: "\n").map { line in
             try #require((try? JSONSerialization.jsonObject(with: Data(line.utf8))) as? [String: Any], "not a JSON object: \(line)")
         }

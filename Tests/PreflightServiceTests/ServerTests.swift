@@ -188,7 +188,7 @@ struct ServerTests {
             environment: HeldJob.environment(atStep: 3).merging(["PREFLIGHT_MAX_CONCURRENT_JOBS": "2", "PREFLIGHT_QUEUE_LENGTH": "1"]) { $1 })
         let database = try Fixtures.notesDatabase(in: fixtures)
         let held = try (0..<2).map { _ in try startCurl(server.base + "/v1/migrations?plan=notes", ["--data-binary", "@" + database]) }
-        defer { for client in held where client.isRunning { kill(client.processIdentifier, SIGKILL) } }
+        defer { for client in held { client.stop(signal: SIGKILL) } }
         #expect(eventually { HeldJob.held(under: server.jobDir).count == 2 })
         #expect(server.health["running"] == 2)
         let uploads = BackgroundUploads(server: server, database: database)
@@ -204,8 +204,7 @@ struct ServerTests {
         // The held jobs are cancelled when their clients leave; the waiting one then runs,
         // and holds in its turn until released.
         for client in held {
-            kill(client.processIdentifier, SIGKILL)
-            client.waitUntilExit()
+            client.stop(signal: SIGKILL)
         }
         #expect(eventually { HeldJob.held(under: server.jobDir).count == 1 && server.jobDirEntries.count == 1 })
         for job in HeldJob.held(under: server.jobDir) { try job.release() }
@@ -237,14 +236,28 @@ struct ServerTests {
         // Held, never released: only the client's leaving can end it.
         #expect(HeldJob.await(under: server.jobDir) != nil, "the job never reached its step")
         #expect(server.health["running"] == 1 && !server.children.isEmpty)
-        kill(client.processIdentifier, SIGKILL)
-        client.waitUntilExit()
+        client.stop(signal: SIGKILL)
         #expect(eventually { server.children.isEmpty }, "workers left: \(server.children)")
         #expect(eventually { server.jobDirEntries.isEmpty }, "left: \(server.jobDirEntries)")
         #expect(eventually { server.health["running"] == 0 })
         // Cancelled, not run to its end.
         #expect(server.metric("preflight_jobs_total{outcome=\"cancelled\"}") == 1)
         #expect(server.metric("preflight_jobs_total{outcome=\"completed\"}") == 0)
+    }
+
+    /// A client of the progress stream that leaves while its job runs (held, the stream
+    /// waiting for its next line) cancels the job as any other client does.
+    @Test func clientDisconnectsMidStream() throws {
+        let server = try ServerProcess(environment: HeldJob.environment(atStep: 3))
+        let database = try Fixtures.notesDatabase(in: fixtures)
+        let client = try startCurl(
+            server.base + "/v1/migrations?plan=notes", ["-N", "-H", "Accept: text/event-stream", "--data-binary", "@" + database])
+        #expect(HeldJob.await(under: server.jobDir) != nil, "the job never reached its step")
+        client.stop(signal: SIGKILL)
+        #expect(eventually { server.children.isEmpty }, "workers left: \(server.children)")
+        #expect(eventually { server.jobDirEntries.isEmpty }, "left: \(server.jobDirEntries)")
+        #expect(eventually { server.metric("preflight_jobs_total{outcome=\"cancelled\"}") == 1 })
+        #expect(eventually { server.logLines.contains { $0["route"] as? String == "/v1/migrations" && $0["outcome"] as? String == "cancelled" } })
     }
 
     @Test func clientDisconnectsWhileQueued() throws {
@@ -255,15 +268,13 @@ struct ServerTests {
         let held = try #require(HeldJob.await(under: server.jobDir), "the job never reached its step")
         let waiting = try startCurl(server.base + "/v1/migrations?plan=notes", ["--data-binary", "@" + database])
         #expect(eventually { server.health["queued"] == 1 && server.jobDirEntries.count == 2 })
-        kill(waiting.processIdentifier, SIGKILL)
-        waiting.waitUntilExit()
+        waiting.stop(signal: SIGKILL)
         // The queued job is gone while the running one still runs: it did not wait for its turn.
         #expect(eventually {
             server.health == ["running": 1, "queued": 0, "uploading": 0, "kept": 0] && server.jobDirEntries.count == 1
         })
         try held.release()
-        running.waitUntilExit()
-        #expect(running.terminationStatus == 0)
+        #expect(try running.wait().status == 0)
         #expect(eventually { server.jobDirEntries.isEmpty })
     }
 
@@ -381,12 +392,12 @@ struct ServerTests {
         // No new connections once it stopped accepting.
         #expect(eventually { curl(server.base + "/healthz", [], timeout: 2).status != 200 })
         // The job is still running after the SIGTERM (held), and the server with it.
-        #expect(uploads.results.isEmpty && server.process.isRunning)
+        #expect(uploads.results.isEmpty && server.isRunning)
         try held.release()
         #expect(uploads.finished(within: 60), "the running job had no answer after its release")
         #expect(uploads.results.first?.status == 200)
         #expect(try uploads.results.first?.report.outcome == .completed)
-        #expect(server.stop(signal: 0, polls: 1_000) == 0, "the server did not exit by itself after SIGTERM")
+        #expect(server.stop(signal: 0, within: 20) == 0, "the server did not exit by itself after SIGTERM")
         #expect(server.jobDirEntries.isEmpty)
     }
 
@@ -400,7 +411,7 @@ struct ServerTests {
         let children = server.children
         #expect(!children.isEmpty)
         kill(server.pid, SIGTERM)
-        #expect(server.stop(signal: 0, polls: 1_000) == 0, "the server did not exit by itself after SIGTERM")
+        #expect(server.stop(signal: 0, within: 20) == 0, "the server did not exit by itself after SIGTERM")
         // The job was cancelled, not waited for: its answer is the shutdown's 503, not its report.
         #expect(uploads.finished(within: 10), "the cancelled job had no answer after 10 s")
         #expect(uploads.results.first?.status == 503)

@@ -579,10 +579,12 @@ final class Events: Sendable {
     /// A client that leaves mid-job: the job is cancelled (its worker killed), nothing is
     /// answered, and its place and directory are given back.
     @Test func aClientThatLeavesCancelsItsJob() throws {
-        let service = try makeService()
+        // A step that never ends: only the client's leaving can end the job.
+        let endless = #"{"name": "endless", "steps": [{"version": 1, "sql": "CREATE TABLE notes(id INTEGER PRIMARY KEY, title TEXT NOT NULL, updated_at INTEGER NOT NULL)"}, {"version": 2, "sql": "CREATE TABLE n AS WITH RECURSIVE c(x) AS (SELECT 1 UNION ALL SELECT x+1 FROM c) SELECT count(*) AS n FROM c"}]}"#
+        let service = try makeService(plans: Fixtures.plans.merging(["endless": endless]) { $1 })
         let database = try Fixtures.notesDatabase(in: temporary.path)
         let body = try #require(FileManager.default.contents(atPath: database))
-        let answer = send(service, "POST", "/v1/migrations?plan=notes", body: [UInt8](body), clientGone: { true })
+        let answer = send(service, "POST", "/v1/migrations?plan=endless", body: [UInt8](body), clientGone: { true })
         guard case .clientGone = answer else {
             Issue.record("answered \(answer.response?.status ?? 0) to a client that had left")
             return
@@ -611,13 +613,13 @@ final class Events: Sendable {
     // MARK: - Helpers
 
     /// A service over the test plans and devices, its jobs in this test's directory.
-    private func makeService(environment: [String: String] = [:]) throws -> Service {
+    private func makeService(environment: [String: String] = [:], plans texts: [String: String] = Fixtures.plans) throws -> Service {
         try FileManager.default.createDirectory(atPath: jobDir, withIntermediateDirectories: true)
         let configuration = try ServiceConfiguration.load(
             path: nil, environment: ["PREFLIGHT_JOB_DIR": jobDir].merging(environment) { $1 },
             currentDirectory: temporary.path)
         var plans: [String: Plan] = [:]
-        for (name, text) in Fixtures.plans { plans[name] = try PlanDecoder.decode(Array(text.utf8)) }
+        for (name, text) in texts { plans[name] = try PlanDecoder.decode(Array(text.utf8)) }
         let devices = try Fixtures.devices.map { name, text in
             try DeviceProfileDecoder.decode(Array(text.utf8), source: name + ".json")
         }

@@ -247,10 +247,13 @@ private func accessHandler(
         // connection is suspended, and a thread of its own waits for the job, watching
         // the socket for the client leaving, then resumes it with the answer.
         exchange.stage = .waiting
+        if ProgressStream.isAsked(accept: exchange.request.header("accept")) {
+            return stream(upload, exchange: exchange, on: connection, listener: listener)
+        }
         wait(for: upload, exchange: exchange, on: connection, listener: listener)
         return .YES
-    case .waiting:
-        // Not called while suspended.
+    case .waiting, .streaming:
+        // Not called while suspended, nor once a response is queued.
         return .YES
     case .answered(.response(let response)):
         exchange.stage = .over
@@ -281,6 +284,38 @@ private func wait(for upload: MigrationUpload, exchange: Exchange, on connection
     }
 }
 
+/// Answers the upload's job as a stream of its progress (`ProgressStream`): queued at
+/// once, fed by the job on a thread of its own, which watches for the client leaving.
+private func stream(_ upload: MigrationUpload, exchange: Exchange, on connection: OpaquePointer, listener: Listener) -> MHD_Result {
+    let service = listener.service
+    let stream = ProgressStream(connection: connection) { change in
+        listener.suspended.add(change, ordering: .acquiringAndReleasing)
+    }
+    guard let handle = stream.response() else {
+        // Closed unanswered: `requestCompleted` discards the upload.
+        exchange.stage = .uploading(upload)
+        return .NO
+    }
+    let queued = MHD_queue_response(connection, 200, handle)
+    MHD_destroy_response(handle)
+    guard queued == .YES else {
+        exchange.stage = .uploading(upload)
+        return .NO
+    }
+    exchange.stage = .streaming(stream)
+    exchange.took(HTTPResponse(status: 200, contentType: ProgressStream.mediaType, body: .bytes([])))
+    Thread.detachNewThread {
+        let answer = service.finish(upload, request: exchange.request, clientGone: { stream.clientGone }) { line in
+            stream.progress(line)
+        }
+        switch answer {
+        case .response(let response): stream.finish(with: response)
+        case .clientGone: stream.end()
+        }
+    }
+    return .YES
+}
+
 /// Called when a request ends: answered, or broken off by the client, a timeout or the
 /// daemon stopping. Cleans up an upload that never finished, logs and counts.
 private func requestCompleted(
@@ -296,6 +331,9 @@ private func requestCompleted(
         exchange.stage = .over
         service.discard(upload)
         exchange.outcome = Metrics.cancelledOutcome
+    }
+    if case .streaming(let stream) = exchange.stage {
+        exchange.outcome = stream.outcome ?? Metrics.cancelledOutcome
     }
     service.lifecycle.leave()
     service.record(exchange.logEntry)

@@ -19,6 +19,8 @@ final class Exchange: @unchecked Sendable {
         case waiting
         /// The job's answer, queued once the connection is resumed.
         case answered(Answer)
+        /// The job's progress and then its answer, streamed as they come (`ProgressStream`).
+        case streaming(ProgressStream)
     }
 
     let started = ContinuousClock.now

@@ -90,7 +90,7 @@ extension Service {
 
     /// `GET /`: the upload page, listing the registered plans and the device catalog.
     func uploadPage() -> HTTPResponse {
-        let page = UploadPage.html(plans: plans.names, devices: devices.sorted.map { ($0.name, $0.description) })
+        let page = UploadPage.html(plans: plans.names, devices: devices.sorted)
         return HTTPResponse(status: 200, contentType: ReportAnswer.pageContentType, body: .bytes(Array(page.utf8)))
     }
 

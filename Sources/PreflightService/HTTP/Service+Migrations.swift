@@ -130,8 +130,11 @@ extension Service {
 
     /// Checks what only the body could tell, waits for a slot, decodes the plan and runs
     /// the job, and answers its report. Blocks the calling thread for as long as the job
-    /// runs, polling `clientGone` every 100 ms.
-    func finish(_ upload: MigrationUpload, request: Request, clientGone: () -> Bool) -> Answer {
+    /// runs, polling `clientGone` every 100 ms. `shown` gets the job's progress lines (as
+    /// `preflight run` prints them) as they come.
+    func finish(
+        _ upload: MigrationUpload, request: Request, clientGone: () -> Bool, shown: (@Sendable (String) -> Void)? = nil
+    ) -> Answer {
         if let capacity = upload.capacity { return finishCapacity(upload, capacity, request: request, clientGone: clientGone) }
         if upload.matrix != nil { return finishMatrix(upload, request: request, clientGone: clientGone) }
         let answer: ReportAnswer
@@ -139,10 +142,15 @@ extension Service {
         case .success(let form): answer = form
         case .failure(let error): return .response(.error(error))
         }
-        // A job's progress is in the log at debug level only; unasked, it is not even decoded.
+        shown?("upload received: \(ByteCount.text(upload.received)) in \(upload.uploadMs) ms; the job starts when a worker slot is free")
+        // A job's progress goes to the log at debug level and to a client that streams it; unasked, it is not even decoded.
         let (log, jobID, runner) = (self.log, upload.id, self.runner)
-        let progress: (@Sendable (String) -> Void)? =
+        let logged: (@Sendable (String) -> Void)? =
             log.writesDebug ? { @Sendable line in log.write(.debug, line, [("job_id", .string(jobID))]) } : nil
+        let progress: (@Sendable (String) -> Void)? = logged == nil && shown == nil ? nil : { @Sendable line in
+            logged?(line)
+            shown?(line)
+        }
         let started = ContinuousClock.now
         var seconds: Double { (ContinuousClock.now - started) / .seconds(1) }
         let job: Job

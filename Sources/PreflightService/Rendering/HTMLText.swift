@@ -5,7 +5,8 @@ enum HTMLText {
     /// A coordinate in an SVG: one decimal is finer than any screen shows.
     static func coordinate(_ value: Double) -> String { String(format: "%.1f", value) }
 
-    /// The page's shell: inline CSS only, nothing fetched, nothing scripted. Wide content
+    /// The page's shell: inline CSS only, nothing fetched, no script needed to read it (the
+    /// upload page's one script only shows a run's progress). Wide content
     /// (tables, long SQL) scrolls inside its own box, so the page itself never grows
     /// wider than the window (390 px on a phone). The charts scale with the page's width;
     /// on a narrow screen their text is set larger in the chart's own units, so that it
