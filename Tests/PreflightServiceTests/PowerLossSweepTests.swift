@@ -173,9 +173,15 @@ struct PowerLossSweepTests {
         #expect(wrong.status == 400)
         #expect(wrong.text.contains("power_loss_sweep must be"))
 
-        let large = try Fixtures.notesDatabase(rows: 3000, in: directory.path, name: "large.db")
-        let hurried = try ServerProcess(environment: ["PREFLIGHT_MAX_JOB_SECONDS": "3"])
-        let cut = try hurried.curl("/v1/migrations?plan=notes&power_loss_sweep=all", ["-F", "database=@\(large)"]).report
+        // The sweep outlasts the job's limit because its replays hold (`HeldJob`): the run's
+        // own worker is released, and the replays, in the sweep's directory, never are.
+        let hurried = try ServerProcess(
+            environment: ["PREFLIGHT_MAX_JOB_SECONDS": "10"].merging(HeldJob.environment(atStep: 2)) { $1 })
+        let upload = try TestProcess(
+            "/usr/bin/curl",
+            ["-s", "--max-time", "120", "-F", "database=@\(database)", hurried.base + "/v1/migrations?plan=notes&power_loss_sweep=all"])
+        try #require(HeldJob.await(under: hurried.jobDir)).release()
+        let cut = try upload.wait().decodedReport
         #expect(cut.outcome == .failed)
         #expect(cut.failure?.kind == "time_limit")
         #expect(cut.failure?.phase == "sweep")
