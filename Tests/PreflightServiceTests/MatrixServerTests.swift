@@ -118,12 +118,7 @@ struct MatrixServerTests {
             Thread.sleep(forTimeInterval: 0.3)
             #expect(!started.withLock { $0 }, "the other job waits while the slot is lent")
             scheduler.returnSlot()
-            var polls = 0
-            while !started.withLock({ $0 }) && polls < 500 {
-                Thread.sleep(forTimeInterval: 0.01)
-                polls += 1
-            }
-            #expect(started.withLock { $0 })
+            #expect(eventually { started.withLock { $0 } })
         }
     }
 }
