@@ -83,6 +83,33 @@ struct LaunchTests {
         #expect(loopingReport.failure?.step == 2)
     }
 
+    /// On this machine's wall clock a launch can stall only because the machine was busy for
+    /// a moment. Here launch 1 holds at its step (a forced stall) until the watchdog kills
+    /// it; launch 2 gets its full time and finishes, as the phone's next launch would: not a
+    /// crash loop. When every launch holds at the same point, the second stall settles it.
+    /// (The watchdog is on the wall clock by design, and far beyond a 100-row step.)
+    @Test func onTheWallClockOneStalledLaunchIsNotYetACrashLoop() throws {
+        let directory = TemporaryDirectory("launch")
+        let database = try bigDatabase(in: directory, rows: 100)
+        let single = try plan(chunked: false, in: directory)
+        let wallWatchdog = ["--db", database, "--plan", single, "--watchdog-ms", "3000", "--launches", "5"]
+
+        let recovered = try run(wallWatchdog, in: directory, fault: "launch=1,hold_at_step=2")
+        let report = try recovered.decodedReport
+        #expect(report.options.clock == .wall)
+        #expect(report.outcome == .completedAfterKills, "\(recovered.stderr)")
+        #expect(report.launches.map(\.ended) == [.killed, .finished])
+        #expect(report.final?.userVersion == 2)
+        #expect(recovered.stderr.contains("launch 1: no durable progress"), "\(recovered.stderr)")
+
+        let looping = try run(wallWatchdog, in: directory, fault: "hold_at_step=2")
+        let loopingReport = try looping.decodedReport
+        #expect(loopingReport.outcome == .crashLoop, "\(looping.stderr)")
+        #expect(loopingReport.launches.map(\.ended) == [.killed, .killed])
+        #expect(loopingReport.final?.userVersion == 1)
+        #expect(loopingReport.failure?.step == 2)
+    }
+
     @Test func aKillInsideTheSwapLeavesThePreviousVersionAndTheNextLaunchFinishes() throws {
         let directory = TemporaryDirectory("launch")
         let database = try FixtureDatabase.create(at: directory.file("small.db"), sql: """

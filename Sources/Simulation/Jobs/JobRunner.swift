@@ -111,6 +111,7 @@ struct JobRun {
         let runner = job.plan.runner
         var previous: LaunchRecord?
         var sweepKillSeen = false
+        var stall: LaunchRecord?
         for number in 1...max(1, job.options.launches) {
             if launcher.cancellation.isCancelled { return stopAfterMigration(.failed, cancelledFailure) }
             if launcher.isPastJobDeadline {
@@ -174,8 +175,12 @@ struct JobRun {
             }
             if record.wasKilled {
                 progress?(ProgressLine.killed(record, watchdogMs: job.options.watchdogMs))
-                if record.committedProgress { continue }
+                if record.committedProgress {
+                    stall = nil
+                    continue
+                }
                 guard let start = record.start else {
+                    if awaitsSecondStall(record, after: &stall, isLast: number == job.options.launches) { continue }
                     return stopAfterMigration(.crashLoop, crashLoopFailure(record))
                 }
                 if runner.autocommits {
@@ -198,8 +203,10 @@ struct JobRun {
                 }
                 if let point = standing?.point, point != start {
                     if let last = launches.indices.last { launches[last].reachedVersion = point.version }
+                    stall = nil
                     continue
                 }
+                if awaitsSecondStall(record, after: &stall, isLast: number == job.options.launches) { continue }
                 return stopAfterMigration(.crashLoop, crashLoopFailure(record))
             }
             return stopAfterMigration(.failed, crashFailure(record))
@@ -214,6 +221,20 @@ struct JobRun {
             return stopAfterMigration(.crashLoop, crashLoopFailure(last), state: state)
         }
         return stopAfterMigration(.watchdogKilled, launchesRanOutFailure(state?.point), state: state)
+    }
+
+    /// Whether a launch the watchdog killed without durable progress waits for the next launch
+    /// before it is called a crash loop. On the device clock the next launch does the same
+    /// work in the same modelled time and stalls in the same place, so one stall is the loop.
+    /// On this machine's wall clock a launch can stall only because the machine was busy for
+    /// a moment, which the phone's next launch would not repeat: there the loop is a second
+    /// consecutive stall from the same point (or a stall on the last launch there is).
+    private func awaitsSecondStall(_ record: LaunchRecord, after stall: inout LaunchRecord?, isLast: Bool) -> Bool {
+        guard job.options.clock == .wall, record.killedByWatchdog, !isLast else { return false }
+        if let earlier = stall, earlier.start == record.start { return false }
+        stall = record
+        progress?("launch \(record.number): no durable progress; on this machine's clock one slow launch is not yet a loop, so launch \(record.number + 1) tries again from the same point")
+        return true
     }
 
     /// Every launch was killed, each after moving the file on, and none is left: where the
