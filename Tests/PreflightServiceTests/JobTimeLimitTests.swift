@@ -8,6 +8,13 @@ import TestSupport
 /// `max_job_seconds`: every worker of a job runs against the job's own deadline, and a
 /// job past it ends `failed` with kind `time_limit`, naming the phase that ran out.
 @Suite struct JobTimeLimitTests {
+    /// The job's limit, in seconds, for the tests whose answer names the phase that ran
+    /// out. A time limit is wall time by nature, so each of them stops its job where
+    /// nothing but the limit can end it (a launch held at step 2 and never released, or an
+    /// endless statement): the limit is then certain to be what ends the job. It only has
+    /// to outlast the small file's way to that point, with room to spare on a loaded machine.
+    static let limitSeconds = "10"
+
     /// A statement that never ends: counting an unbounded recursive CTE.
     static let endless = "WITH RECURSIVE c(x) AS (SELECT 1 UNION ALL SELECT x+1 FROM c) SELECT count(*) FROM c"
 
@@ -16,34 +23,40 @@ import TestSupport
     static let endlessWhenEmpty =
         "WITH RECURSIVE c(x) AS (SELECT 1 UNION ALL SELECT x+1 FROM c WHERE NOT EXISTS (SELECT 1 FROM t)) SELECT count(*) FROM c"
 
-    /// Runs the plan whose second step is `sql` with a limit of 2 s: `PREFLIGHT_MAX_JOB_SECONDS`
-    /// unless `limit` gives the command line's own flags for it.
+    /// An ordinary second step, at whose start a held launch stops for good.
+    static let heldStep = "CREATE TABLE u(y)"
+
+    /// Runs the plan whose second step is `sql` with a limit of `limitSeconds`:
+    /// `PREFLIGHT_MAX_JOB_SECONDS` unless `limit` gives the command line's own flags for
+    /// it. `holding` holds the launch at step 2 (`HeldJob`), and nothing releases it.
     private func run(
-        secondStep sql: String, in directory: TemporaryDirectory, limit: [String]? = nil
+        secondStep sql: String, in directory: TemporaryDirectory, limit: [String]? = nil, holding: Bool = false
     ) throws -> PreflightProcess.Result {
         let planPath = directory.file("plan.json")
         let plan: [String: Any] = [
             "name": "slow",
             "steps": [
                 ["version": 1, "name": "create", "sql": "CREATE TABLE t(x)"],
-                ["version": 2, "name": "count forever", "sql": sql],
+                ["version": 2, "name": "never ends", "sql": sql],
             ],
         ]
         try JSONSerialization.data(withJSONObject: plan).write(to: URL(fileURLWithPath: planPath))
         let database = try FixtureDatabase.create(
             at: directory.file("a.db"), sql: "CREATE TABLE t(x); INSERT INTO t VALUES (1); PRAGMA user_version = 1;")
-        // No watchdog: only the job's own deadline can stop the endless step.
+        let limitVariable = limit == nil ? ["PREFLIGHT_MAX_JOB_SECONDS": Self.limitSeconds] : [:]
+        // No watchdog: only the job's own deadline can stop the step.
         return try PreflightProcess.run(
             ["run", "--db", database, "--plan", planPath, "--watchdog-ms", "off", "--launches", "1"] + (limit ?? []),
-            environment: limit == nil ? ["PREFLIGHT_MAX_JOB_SECONDS": "2"] : [:])
+            environment: limitVariable.merging(holding ? HeldJob.environment(atStep: 2) : [:]) { $1 })
     }
 
-    /// Issue 34's third attack: `preflight run` of an endless step with no watchdog. With
-    /// `--max-seconds 2` it ends `failed` / `time_limit` in the launch, exit 1, and no
-    /// worker of its job is left running.
-    @Test func theCommandLinesMaxSecondsEndsAnEndlessRun() throws {
+    /// Issue 34's third attack: `preflight run` of a step that never ends, with no
+    /// watchdog. With `--max-seconds` it ends `failed` / `time_limit` in the launch, exit
+    /// 1, and no worker of its job is left running.
+    @Test func theCommandLinesMaxSecondsEndsALaunchThatNeverEnds() throws {
         let directory = TemporaryDirectory("time-limit")
-        let result = try run(secondStep: Self.endless, in: directory, limit: ["--max-seconds", "2"])
+        let result = try run(
+            secondStep: Self.heldStep, in: directory, limit: ["--max-seconds", Self.limitSeconds], holding: true)
         #expect(result.status == 1, "\(result.stderr)")
         let report = try result.decodedReport
         #expect(report.outcome == .failed, "\(result.stderr)")
@@ -55,7 +68,7 @@ import TestSupport
 
     @Test func maxSecondsIsCheckedAndDocumented() throws {
         let directory = TemporaryDirectory("time-limit")
-        let result = try run(secondStep: Self.endless, in: directory, limit: ["--max-seconds", "0"])
+        let result = try run(secondStep: Self.heldStep, in: directory, limit: ["--max-seconds", "0"])
         #expect(result.status == 2)
         #expect(result.stderr.contains("--max-seconds must be a whole number from 1"), "\(result.stderr)")
         let help = try PreflightProcess.run(["run", "--help"])
@@ -81,6 +94,8 @@ import TestSupport
         let jobs = directory.file("jobs")
         try FileManager.default.createDirectory(atPath: jobs, withIntermediateDirectories: true)
         let out = directory.file("made.db")
+        // The answer names no phase: wherever the limit falls, in the endless step or
+        // before it, the command ends the same, so the shortest limit serves.
         let result = try PreflightProcess.run(
             ["synthesize", "--plan", planPath, "--version", "2", "--rows", "t=10", "--out", out, "--max-seconds", "2"],
             environment: ["TMPDIR": jobs])
@@ -102,9 +117,9 @@ import TestSupport
         }
     }
 
-    @Test func anEndlessLaunchEndsAtTheJobDeadlineWithWhatItMeasured() throws {
+    @Test func aLaunchThatNeverEndsEndsAtTheJobDeadlineWithWhatItMeasured() throws {
         let directory = TemporaryDirectory("time-limit")
-        let result = try run(secondStep: Self.endless, in: directory)
+        let result = try run(secondStep: Self.heldStep, in: directory, holding: true)
         #expect(result.status == 1)
         let report = try result.decodedReport
         #expect(report.outcome == .failed, "\(result.stderr)")
@@ -119,6 +134,8 @@ import TestSupport
         #expect(report.input.tables == ["t": 1])
     }
 
+    /// The verifier's fresh-install replay, which no launch hold reaches, never ends by its
+    /// endless statement; the launch before it, on the small file, finishes.
     @Test func anEndlessFreshInstallReplayEndsAsPhaseReplay() throws {
         let directory = TemporaryDirectory("time-limit")
         let result = try run(secondStep: Self.endlessWhenEmpty, in: directory)

@@ -9,7 +9,13 @@ import TestSupport
 @Suite("launch-gate")
 struct LaunchGateTests {
     static let rows = 20_000
+    /// Step 4's batches of 100 rows (`planWithSmallRebuildBatches`).
+    static let rebuildBatchCount = rows / 100
     static let rebuildLine = "step 4 title required, category required: "
+    /// The rebuild's batch lines the test reads before it kills the first launch.
+    static let batchesBeforeKill = 20
+    /// The shortest batch line ("... 100 rows, 1 batch"): how many lines a pipe can hold.
+    static let shortestBatchLine = rebuildLine.utf8.count + "100 rows, 1 batch\n".utf8.count
 
     @Test func aLaunchKilledMidRebuildLeavesACompletedVersionAndTheNextLaunchFinishes() throws {
         let directory = TemporaryDirectory("gate")
@@ -18,12 +24,23 @@ struct LaunchGateTests {
         let expected = try NotesContent(at: database, Self.v6FromV3)
         let before = try NotesContent(at: database, Self.v3AndV4Columns)
 
-        let first = try GateProcess(["--db", database, "--plan", plan], in: directory)
-        #expect(first.read(until: { Self.rebuildBatches(in: $0).count >= 20 }), "no rebuild batches: \(first.lines)")
-        kill(first.pid, SIGKILL)
-        let killed = first.waitForExit()
-        #expect(killed.reason == .uncaughtSignal && killed.status == SIGKILL, "not killed: \(killed), \(first.lines)")
-        let lastBatch = try #require(Self.rebuildBatches(in: first.lines).last)
+        // The first launch writes its lines into a pipe of one page, which the test stops
+        // reading after some batches: the gate then stops at its next line once the page
+        // is full. It can run only one read and one page ahead of the kill, however fast it
+        // is, so the kill is certain to land in the rebuild.
+        let output = try GateOutput()
+        let linesAhead = 2 * output.capacity / Self.shortestBatchLine + 1
+        try #require(
+            Self.batchesBeforeKill + linesAhead < Self.rebuildBatchCount,
+            "a pipe of \(output.capacity) bytes lets the gate finish the rebuild unread")
+        let first = try TestProcess(try Self.launchGate(), ["--db", database, "--plan", plan], output: output.pipe)
+        #expect(
+            output.read(until: { Self.rebuildBatches(in: $0).count >= Self.batchesBeforeKill }),
+            "no rebuild batches: \(output.lines) \(first.stderr)")
+        let killed = first.stop(signal: SIGKILL)
+        #expect(killed == 128 + SIGKILL, "not killed (\(String(describing: killed))): \(output.lines) \(first.stderr)")
+        #expect(output.readToEnd(), "the pipe did not end with the gate: \(output.lines)")
+        let lastBatch = try #require(Self.rebuildBatches(in: output.lines).last)
         #expect(lastBatch.rows < Self.rows, "the rebuild had copied every row before the kill")
 
         // Consistent, at a completed version (3 before the swap, 4 after it), no row lost.
@@ -33,16 +50,15 @@ struct LaunchGateTests {
         #expect(try NotesContent(at: database, Self.v3AndV4Columns) == before)
         #expect(try FixtureDatabase.count("outbox", at: database) == Int64(Self.rows / 4))
 
-        let second = try GateProcess(["--db", database, "--plan", plan], in: directory)
-        #expect(second.readToEnd(), "launch-gate did not finish: \(second.lines)")
-        let finished = second.waitForExit()
-        #expect(finished.reason == .exit && finished.status == 0, "\(second.lines) \(second.stderr)")
+        let second = try TestProcess.run(try Self.launchGate(), ["--db", database, "--plan", plan])
+        #expect(second.status == 0, "\(second.stdoutText) \(second.stderr)")
+        let lines = second.stdoutText.split(separator: "\n").map(String.init)
         // It resumed from the batches the killed launch committed, not from the start.
-        let resumed = try #require(second.lines.first { $0.contains("resuming step 4") }, "\(second.lines)")
+        let resumed = try #require(lines.first { $0.contains("resuming step 4") }, "\(lines)")
         let resumedAt = try #require(Self.counts(in: resumed))
         #expect(resumedAt.batches >= lastBatch.batches)
-        #expect(Self.rebuildBatches(in: second.lines).first?.batches == resumedAt.batches + 1)
-        #expect(second.lines.last == "at version 6")
+        #expect(Self.rebuildBatches(in: lines).first?.batches == resumedAt.batches + 1)
+        #expect(lines.last == "at version 6")
 
         #expect(try FixtureDatabase.userVersion(at: database) == 6)
         #expect(try Self.integrity(database) == "ok")
@@ -58,19 +74,26 @@ struct LaunchGateTests {
         let directory = TemporaryDirectory("gate")
         let database = try NotesHistory.database(version: 3, rows: 2_000, at: directory.file("notes.db"))
         let before = FixtureDatabase.sha256(of: database)
-        let gate = try GateProcess(
-            ["--db", database, "--plan", Repository.path("Config/plans/notes.json"), "--free-bytes", "1000"], in: directory)
-        #expect(gate.readToEnd(), "launch-gate did not finish: \(gate.lines)")
-        let ended = gate.waitForExit()
-        #expect(ended.reason == .exit && ended.status == 1, "\(gate.lines) \(gate.stderr)")
+        let gate = try TestProcess.run(
+            try Self.launchGate(), ["--db", database, "--plan", Repository.path("Config/plans/notes.json"), "--free-bytes", "1000"])
+        #expect(gate.status == 1, "\(gate.stdoutText) \(gate.stderr)")
         #expect(gate.stderr.hasPrefix("launch-gate: refused: step 4 "), "\(gate.stderr)")
         #expect(gate.stderr.contains("only 1000 are free"), "\(gate.stderr)")
-        #expect(gate.lines == ["opened at version 3"])
+        #expect(gate.stdoutText == "opened at version 3\n")
         #expect(FixtureDatabase.sha256(of: database) == before)
         #expect(!FileManager.default.fileExists(atPath: DatabaseFiles(database).journal))
     }
 
     // MARK: - Fixtures and readings
+
+    /// The `launch-gate` that `swift build` made.
+    static func launchGate() throws -> String {
+        let executable = PreflightProcess.builtProduct("launch-gate")
+        guard FileManager.default.isExecutableFile(atPath: executable) else {
+            throw GateError("no launch-gate at \(executable): run `swift build` before `swift test`")
+        }
+        return executable
+    }
 
     /// The repository's notes plan with its rebuild (step 4) in batches of 100 rows: 200
     /// copy batches of the fixture's 20,000 notes, each its own transaction.
@@ -131,76 +154,62 @@ struct NotesContent: Equatable {
     }
 }
 
-/// `launch-gate` running, its output read line by line as it comes.
-final class GateProcess {
-    private let process = Process()
-    private let output = Pipe()
-    private let stderrPath: String
-    private var pending = Data()
+/// `launch-gate`'s standard output, read line by line as it comes, through a pipe of one
+/// page: once the test stops reading, the gate stops at the line that finds the page full.
+final class GateOutput {
+    let pipe = Pipe()
+    /// What the pipe holds unread.
+    let capacity: Int
     private(set) var lines: [String] = []
-    private var outputEnded = false
+    private var pending = Data()
+    private var ended = false
+    private var descriptor: Int32 { pipe.fileHandleForReading.fileDescriptor }
+    /// `F_SETPIPE_SZ` (F_LINUX_SPECIFIC_BASE + 7, part of Linux's ABI), which Glibc's Swift
+    /// module leaves out with the other `_GNU_SOURCE` names.
+    private static let setPipeSize: Int32 = 1031
 
-    var pid: Int32 { process.processIdentifier }
-    var stderr: String { (try? String(contentsOfFile: stderrPath, encoding: .utf8)) ?? "" }
-
-    init(_ arguments: [String], in directory: TemporaryDirectory) throws {
-        let executable = PreflightProcess.builtProduct("launch-gate")
-        guard FileManager.default.isExecutableFile(atPath: executable) else {
-            throw GateError("no launch-gate at \(executable): run `swift build` before `swift test`")
+    init() throws {
+        let descriptor = pipe.fileHandleForReading.fileDescriptor
+        let capacity = fcntl(descriptor, Self.setPipeSize, Int32(getpagesize()))
+        guard capacity > 0, fcntl(descriptor, F_SETFL, O_NONBLOCK) == 0 else {
+            throw GateError("cannot make the gate's pipe one page: \(String(cString: strerror(errno)))")
         }
-        stderrPath = directory.file("gate-stderr-\(UUID().uuidString.prefix(8))")
-        _ = FileManager.default.createFile(atPath: stderrPath, contents: nil)
-        process.executableURL = URL(fileURLWithPath: executable)
-        process.arguments = arguments
-        process.standardOutput = output
-        process.standardError = FileHandle(forWritingAtPath: stderrPath)
-        try process.run()
+        self.capacity = Int(capacity)
     }
 
-    /// Reads lines until `condition` holds for the lines so far (true), or the output
-    /// ends or `polls` waits of 20 ms pass without it (false): a hung gate fails the test,
-    /// it does not hang it.
-    @discardableResult
-    func read(until condition: ([String]) -> Bool, polls: Int = 3_000) -> Bool {
-        let descriptor = output.fileHandleForReading.fileDescriptor
-        var chunk = [UInt8](repeating: 0, count: 65_536)
-        for _ in 0..<polls {
-            if condition(lines) || outputEnded { break }
-            var ready = pollfd(fd: descriptor, events: Int16(POLLIN), revents: 0)
-            guard poll(&ready, 1, 20) >= 0 else { break }
-            guard ready.revents != 0 else { continue }
-            let count = Glibc.read(descriptor, &chunk, chunk.count)
-            guard count > 0 else {
-                outputEnded = true
-                break
-            }
-            pending.append(contentsOf: chunk[0..<count])
-            while let newline = pending.firstIndex(of: UInt8(ascii: "\n")) {
-                lines.append(String(decoding: pending[pending.startIndex..<newline], as: UTF8.self))
-                pending.removeSubrange(pending.startIndex...newline)
-            }
+    /// Reads until `condition` holds for the lines so far (true), or the output ends
+    /// (false, unless it holds then). One page at most per look, so that the test reads no
+    /// further ahead than that once `condition` holds.
+    func read(until condition: ([String]) -> Bool) -> Bool {
+        _ = eventually {
+            readPage()
+            return ended || condition(lines)
         }
         return condition(lines)
     }
 
-    /// Reads the whole output; false when it had not ended after `polls` waits of 20 ms.
-    func readToEnd(polls: Int = 3_000) -> Bool {
-        read(until: { _ in false }, polls: polls)
-        return outputEnded
+    /// Reads to the end of the output (true), which comes once every process holding the
+    /// pipe's other end has ended.
+    func readToEnd() -> Bool {
+        eventually {
+            readPage()
+            return ended
+        }
     }
 
-    /// Waits for the process to end and says how. One whose output has not ended is
-    /// killed first, so that a gate that hangs fails the test instead of hanging it.
-    func waitForExit() -> (reason: Process.TerminationReason, status: Int32) {
-        if !outputEnded && process.isRunning { kill(process.processIdentifier, SIGKILL) }
-        process.waitUntilExit()
-        return (process.terminationReason, process.terminationStatus)
-    }
-
-    deinit {
-        if process.isRunning {
-            kill(process.processIdentifier, SIGKILL)
-            process.waitUntilExit()
+    private func readPage() {
+        var page = [UInt8](repeating: 0, count: capacity)
+        let count = Glibc.read(descriptor, &page, page.count)
+        // Nothing yet (EAGAIN) is -1; the end of the output, 0.
+        guard count != 0 else {
+            ended = true
+            return
+        }
+        guard count > 0 else { return }
+        pending.append(contentsOf: page[0..<count])
+        while let newline = pending.firstIndex(of: UInt8(ascii: "\n")) {
+            lines.append(String(decoding: pending[pending.startIndex..<newline], as: UTF8.self))
+            pending.removeSubrange(pending.startIndex...newline)
         }
     }
 }

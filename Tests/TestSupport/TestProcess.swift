@@ -2,9 +2,11 @@ import Foundation
 import Simulation
 
 /// A program a test runs: the one way the tests spawn a process (`preflight` itself, curl,
-/// sqlite3, chromium, the validators). Its standard output and error go to files of its
-/// own, so that no pipe left unread fills up and blocks it, and they can be read while it
-/// runs. A process still running when its value goes away is killed.
+/// sqlite3, chromium, the validators, `launch-gate`). Its standard output and error go to
+/// files of its own, so that no pipe left unread fills up and blocks it, and they can be
+/// read while it runs; a test that wants exactly that block (to stop a program at its next
+/// line of output) gives a pipe of its own for standard output. A process still running
+/// when its value goes away is killed.
 public final class TestProcess: @unchecked Sendable {
     /// How a process ended, and what it said.
     public struct Result: Sendable {
@@ -55,10 +57,12 @@ public final class TestProcess: @unchecked Sendable {
     /// `environment` added (or in `environment` alone when `inherits` is false), in
     /// `workingDirectory` (the repository's root by default), with `input` on its standard
     /// input (none by default). With `mergingErrors` its standard error goes to its standard
-    /// output, interleaved as it wrote them (for tools whose message may be on either).
+    /// output, interleaved as it wrote them (for tools whose message may be on either). With
+    /// `output` its standard output goes into that pipe, for the test to read (`stdout` is
+    /// then empty).
     public init(
         _ executable: String, _ arguments: [String], environment: [String: String] = [:], inherits: Bool = true,
-        workingDirectory: String = Repository.root, input: Data? = nil, mergingErrors: Bool = false
+        workingDirectory: String = Repository.root, input: Data? = nil, mergingErrors: Bool = false, output: Pipe? = nil
     ) throws {
         command = [executable] + arguments
         process.executableURL = URL(fileURLWithPath: executable)
@@ -66,9 +70,12 @@ public final class TestProcess: @unchecked Sendable {
         process.currentDirectoryURL = URL(fileURLWithPath: workingDirectory)
         process.environment = inherits ? ProcessInfo.processInfo.environment.merging(environment) { $1 } : environment
         for path in [stdoutPath, stderrPath] { _ = FileManager.default.createFile(atPath: path, contents: nil) }
-        let output = FileHandle(forWritingAtPath: stdoutPath)
-        process.standardOutput = output
-        process.standardError = mergingErrors ? output : FileHandle(forWritingAtPath: stderrPath)
+        let stdoutFile = FileHandle(forWritingAtPath: stdoutPath)
+        // Foundation closes this process's end of a pipe it hands the child, so the test
+        // sees the pipe end with the child.
+        let standardOutput: Any? = if let output { output } else { stdoutFile }
+        process.standardOutput = standardOutput
+        process.standardError = mergingErrors ? standardOutput : FileHandle(forWritingAtPath: stderrPath)
         if let input {
             let inputPath = files.file("stdin")
             try input.write(to: URL(fileURLWithPath: inputPath))

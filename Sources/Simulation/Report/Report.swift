@@ -8,25 +8,28 @@ import MigrationCore
 public struct Report: Sendable, Codable {
     public static let reportVersion = 1
 
+    /// Written into every report (`report_version`) so that a reader knows the shape it
+    /// reads; decoding refuses any other.
+    public let reportVersion = Report.reportVersion
     public var jobID: String
     public var outcome: Outcome
-    public var failure: Failure?
+    @Nullable public var failure: Failure?
     public var plan: PlanSummary
     public var options: RunOptions
     public var input: InputSummary
     public var launches: [LaunchReport]
     public var steps: [StepReport]
     public var space: SpaceReport
-    public var final: FinalState?
+    @Nullable public var final: FinalState?
     public var warnings: [Warning]
     public var timings: Timings
     /// Null unless the `kill_sweep` option asked for it.
-    public var killSweep: SweepReport?
+    @Nullable public var killSweep: SweepReport?
     /// Null unless the `disk_full_sweep` option asked for it (Preflight's own field:
     /// docs/CONTRACT.md names only `kill_sweep`).
-    public var diskFullSweep: SweepReport?
+    @Nullable public var diskFullSweep: SweepReport?
     /// Null unless the `power_loss_sweep` option asked for it.
-    public var powerLossSweep: PowerLossSweepReport?
+    @Nullable public var powerLossSweep: PowerLossSweepReport?
 
     public init(
         jobID: String, outcome: Outcome, failure: Failure?, plan: PlanSummary, options: RunOptions,
@@ -55,26 +58,6 @@ public struct Report: Sendable, Codable {
         case reportVersion = "report_version", jobID = "job_id", outcome, failure, plan, options, input
         case launches, steps, space, final, warnings, timings, killSweep = "kill_sweep", diskFullSweep = "disk_full_sweep"
         case powerLossSweep = "power_loss_sweep"
-    }
-
-    public func encode(to encoder: Encoder) throws {
-        var container = encoder.container(keyedBy: CodingKeys.self)
-        try container.encode(Report.reportVersion, forKey: .reportVersion)
-        try container.encode(jobID, forKey: .jobID)
-        try container.encode(outcome, forKey: .outcome)
-        try container.encode(failure, forKey: .failure)
-        try container.encode(plan, forKey: .plan)
-        try container.encode(options, forKey: .options)
-        try container.encode(input, forKey: .input)
-        try container.encode(launches, forKey: .launches)
-        try container.encode(steps, forKey: .steps)
-        try container.encode(space, forKey: .space)
-        try container.encode(final, forKey: .final)
-        try container.encode(warnings, forKey: .warnings)
-        try container.encode(timings, forKey: .timings)
-        try container.encode(killSweep, forKey: .killSweep)
-        try container.encode(diskFullSweep, forKey: .diskFullSweep)
-        try container.encode(powerLossSweep, forKey: .powerLossSweep)
     }
 
     public init(from decoder: Decoder) throws {
@@ -124,12 +107,12 @@ public struct PlanSummary: Sendable, Codable {
 public struct InputSummary: Sendable, Codable {
     public var bytes: Int64
     public var sha256: String
-    public var userVersion: Int?
-    public var applicationID: Int32?
-    public var journalMode: String?
-    public var pageSize: Int?
+    @Nullable public var userVersion: Int?
+    @Nullable public var applicationID: Int32?
+    @Nullable public var journalMode: String?
+    @Nullable public var pageSize: Int?
     public var sqliteHeaderValid: Bool
-    public var tables: [String: Int64]?
+    @Nullable public var tables: [String: Int64]?
 
     public init(
         bytes: Int64, sha256: String, userVersion: Int?, applicationID: Int32?, journalMode: String?,
@@ -149,18 +132,6 @@ public struct InputSummary: Sendable, Codable {
         case bytes, sha256, userVersion = "user_version", applicationID = "application_id"
         case journalMode = "journal_mode", pageSize = "page_size", sqliteHeaderValid = "sqlite_header_valid", tables
     }
-
-    public func encode(to encoder: Encoder) throws {
-        var container = encoder.container(keyedBy: CodingKeys.self)
-        try container.encode(bytes, forKey: .bytes)
-        try container.encode(sha256, forKey: .sha256)
-        try container.encode(userVersion, forKey: .userVersion)
-        try container.encode(applicationID, forKey: .applicationID)
-        try container.encode(journalMode, forKey: .journalMode)
-        try container.encode(pageSize, forKey: .pageSize)
-        try container.encode(sqliteHeaderValid, forKey: .sqliteHeaderValid)
-        try container.encode(tables, forKey: .tables)
-    }
 }
 
 /// One simulated launch of the app.
@@ -170,18 +141,18 @@ public struct LaunchReport: Sendable, Codable {
     public var launch: Int
     /// Where the launch found the file: its version (under GRDB, the position of the last
     /// applied step, whose identifier is `fromID`).
-    public var fromVersion: Int?
-    public var fromID: String?
+    @Nullable public var fromVersion: Int?
+    @Nullable public var fromID: String?
     /// Where the launch left the file, as the next launch (or the final read) found it.
-    public var reachedVersion: Int?
+    @Nullable public var reachedVersion: Int?
     public var ended: Ending
     public var elapsedMs: Int
     /// Process start until the database was open: part of the watchdog budget.
-    public var startMs: Int?
+    @Nullable public var startMs: Int?
     /// The launch was killed with work it had not committed, which the next open undid.
     public var rolledBack: Bool
     /// The launch's modelled time on the device, its start included (`clock: device`).
-    public var deviceMs: Int?
+    @Nullable public var deviceMs: Int?
 
     public init(
         launch: Int, fromVersion: Int?, fromID: String? = nil, reachedVersion: Int?, ended: Ending, elapsedMs: Int,
@@ -202,24 +173,11 @@ public struct LaunchReport: Sendable, Codable {
         case launch, fromVersion = "from_version", fromID = "from_id", reachedVersion = "reached_version", ended
         case elapsedMs = "elapsed_ms", startMs = "start_ms", rolledBack = "rolled_back", deviceMs = "device_ms"
     }
-
-    public func encode(to encoder: Encoder) throws {
-        var container = encoder.container(keyedBy: CodingKeys.self)
-        try container.encode(launch, forKey: .launch)
-        try container.encode(fromVersion, forKey: .fromVersion)
-        try container.encode(fromID, forKey: .fromID)
-        try container.encode(reachedVersion, forKey: .reachedVersion)
-        try container.encode(ended, forKey: .ended)
-        try container.encode(elapsedMs, forKey: .elapsedMs)
-        try container.encode(startMs, forKey: .startMs)
-        try container.encode(rolledBack, forKey: .rolledBack)
-        try container.encode(deviceMs, forKey: .deviceMs)
-    }
 }
 
 public struct Warning: Sendable, Codable, Equatable {
     public var code: String
-    public var step: Int?
+    @Nullable public var step: Int?
     public var message: String
 
     public init(code: String, step: Int?, message: String) {
@@ -227,18 +185,11 @@ public struct Warning: Sendable, Codable, Equatable {
         self.step = step
         self.message = message
     }
-
-    public func encode(to encoder: Encoder) throws {
-        var container = encoder.container(keyedBy: CodingKeys.self)
-        try container.encode(code, forKey: .code)
-        try container.encode(step, forKey: .step)
-        try container.encode(message, forKey: .message)
-    }
 }
 
 public struct Timings: Sendable, Codable {
     public var totalMs: Int
-    public var uploadMs: Int?
+    @Nullable public var uploadMs: Int?
     public var phases: PhaseTimings
 
     public init(totalMs: Int, uploadMs: Int?, phases: PhaseTimings = PhaseTimings()) {
@@ -248,30 +199,23 @@ public struct Timings: Sendable, Codable {
     }
 
     enum CodingKeys: String, CodingKey { case totalMs = "total_ms", uploadMs = "upload_ms", phases }
-
-    public func encode(to encoder: Encoder) throws {
-        var container = encoder.container(keyedBy: CodingKeys.self)
-        try container.encode(totalMs, forKey: .totalMs)
-        try container.encode(uploadMs, forKey: .uploadMs)
-        try container.encode(phases, forKey: .phases)
-    }
 }
 
 /// Where a run's time went, phase by phase (null: the run ended before that phase).
 public struct PhaseTimings: Sendable, Codable, Equatable {
     /// SHA-256 of the upload (read from the page cache, after the copy).
-    public var hashMs: Int?
+    @Nullable public var hashMs: Int?
     /// The upload (and its WAL) copied to the work copy by the kernel (copy_file_range),
     /// until the copy is on the disk when a launch may write to it (`Job.launchesMayWrite`).
-    public var copyMs: Int?
+    @Nullable public var copyMs: Int?
     /// The inspecting worker: the header read by SQLite, the tables and their row counts.
-    public var countMs: Int?
+    @Nullable public var countMs: Int?
     /// Every migrating launch, and the reads of the file's state between and after them.
-    public var launchesMs: Int?
+    @Nullable public var launchesMs: Int?
     /// The verifying worker on the target.
-    public var verifyMs: Int?
+    @Nullable public var verifyMs: Int?
     /// Gathering the report (the space stats, the work copy's size).
-    public var reportMs: Int?
+    @Nullable public var reportMs: Int?
 
     public init(
         hashMs: Int? = nil, copyMs: Int? = nil, countMs: Int? = nil, launchesMs: Int? = nil, verifyMs: Int? = nil,
@@ -288,15 +232,5 @@ public struct PhaseTimings: Sendable, Codable, Equatable {
     enum CodingKeys: String, CodingKey {
         case hashMs = "hash_ms", copyMs = "copy_ms", countMs = "count_ms", launchesMs = "launches_ms"
         case verifyMs = "verify_ms", reportMs = "report_ms"
-    }
-
-    public func encode(to encoder: Encoder) throws {
-        var container = encoder.container(keyedBy: CodingKeys.self)
-        try container.encode(hashMs, forKey: .hashMs)
-        try container.encode(copyMs, forKey: .copyMs)
-        try container.encode(countMs, forKey: .countMs)
-        try container.encode(launchesMs, forKey: .launchesMs)
-        try container.encode(verifyMs, forKey: .verifyMs)
-        try container.encode(reportMs, forKey: .reportMs)
     }
 }

@@ -3,11 +3,11 @@ import MigrationCore
 /// The effective options of a run after defaults (docs/CONTRACT.md §2), as the report shows them.
 public struct RunOptions: Sendable, Codable, Equatable {
     public var device: String
-    public var target: Int?
+    @Nullable public var target: Int?
     /// Wall-clock budget of one launch in the device's time; nil for no watchdog.
-    public var watchdogMs: Int?
+    @Nullable public var watchdogMs: Int?
     /// Simulated free space at the start; nil for unlimited.
-    public var freeBytes: Int64?
+    @Nullable public var freeBytes: Int64?
     public var launches: Int
     public var spaceCheck: MigrationSettings.SpaceCheck
     public var verify: Verifier.Mode
@@ -18,7 +18,7 @@ public struct RunOptions: Sendable, Codable, Equatable {
     /// Which clock launches are timed and killed on.
     public var clock: Clock
     /// The device's speed model, which `clock: device` charges the work at; nil under `wall`.
-    public var speed: SpeedModel?
+    @Nullable public var speed: SpeedModel?
     /// After the run, replay it killed at its durable points (docs/CONTRACT.md §2 `kill_sweep`).
     public var killSweep: SweepSelection
     /// After the run, replay it with the disk filling at its writes. Preflight's own
@@ -99,23 +99,5 @@ public struct RunOptions: Sendable, Codable, Equatable {
             killSweep: try container.decodeIfPresent(SweepSelection.self, forKey: .killSweep) ?? .off,
             diskFullSweep: try container.decodeIfPresent(SweepSelection.self, forKey: .diskFullSweep) ?? .off,
             powerLossSweep: try container.decodeIfPresent(PowerLossSelection.self, forKey: .powerLossSweep) ?? .off)
-    }
-
-    public func encode(to encoder: Encoder) throws {
-        var container = encoder.container(keyedBy: CodingKeys.self)
-        try container.encode(device, forKey: .device)
-        try container.encode(target, forKey: .target)
-        try container.encode(watchdogMs, forKey: .watchdogMs)
-        try container.encode(freeBytes, forKey: .freeBytes)
-        try container.encode(launches, forKey: .launches)
-        try container.encode(spaceCheck, forKey: .spaceCheck)
-        try container.encode(verify, forKey: .verify)
-        try container.encode(sqliteCheck, forKey: .sqliteCheck)
-        try container.encode(timeScale, forKey: .timeScale)
-        try container.encode(clock, forKey: .clock)
-        try container.encode(speed, forKey: .speed)
-        try container.encode(killSweep, forKey: .killSweep)
-        try container.encode(diskFullSweep, forKey: .diskFullSweep)
-        try container.encode(powerLossSweep, forKey: .powerLossSweep)
     }
 }

@@ -1,3 +1,5 @@
+import MigrationCore
+
 /// The report's `kill_sweep` (docs/CONTRACT.md §3) and `disk_full_sweep` (Preflight's own): how
 /// many points of the run were replayed with a fault, how many of them survived it, and
 /// what went wrong at the others.
@@ -20,7 +22,7 @@ public struct SweepReport: Sendable, Codable, Equatable {
         /// writes (disk-full sweep).
         public var point: Int
         /// The plan step running at that moment; nil before the first step began.
-        public var step: Int?
+        @Nullable public var step: Int?
         /// The file being synced or written: `journal`, `wal`, `main` (`temp` and `shm`
         /// for writes), or `not_reached` when the replay never got to the point.
         public var phase: String
@@ -32,14 +34,6 @@ public struct SweepReport: Sendable, Codable, Equatable {
             self.step = step
             self.phase = phase
             self.message = message
-        }
-
-        public func encode(to encoder: Encoder) throws {
-            var container = encoder.container(keyedBy: CodingKeys.self)
-            try container.encode(point, forKey: .point)
-            try container.encode(step, forKey: .step)
-            try container.encode(phase, forKey: .phase)
-            try container.encode(message, forKey: .message)
         }
     }
 }
