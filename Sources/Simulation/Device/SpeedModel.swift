@@ -69,11 +69,12 @@ public struct SpeedModel: Sendable, Equatable {
     }
 
     /// The core whose costs a Geekbench score scales (`CPU.scaled(by:)`): the CPU costs
-    /// `preflight calibrate` fitted on Preflight's reference machine, a virtual machine on an
+    /// `preflight calibrate` fitted on Preflight's reference machine (each cost the median of
+    /// three release-build fits, docs/performance.md), a virtual machine on an
     /// AMD EPYC server core, whose Geekbench 5 single-core score is taken as the published
     /// EPYC figure (docs/FIDELITY.md, "Device speed").
     public static let referenceCore = (
-        geekbench5SingleCore: 1_250.0, cpu: CPU(vmStepNs: 23.0, sortNs: 0.24, cacheMissNs: 0.0))
+        geekbench5SingleCore: 1_250.0, cpu: CPU(vmStepNs: 24.1, sortNs: 0.24, cacheMissNs: 820.0))
 
     /// The CPU of a core with Geekbench 5 single-core score `score`, from the reference core's.
     public static func cpu(geekbench5SingleCore score: Double) -> CPU {
