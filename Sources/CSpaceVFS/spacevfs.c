@@ -162,6 +162,8 @@ struct SpaceFile {
   int szChunk;          /* SQLITE_FCNTL_CHUNK_SIZE as last set, or 0 */
   int bShm;             /* This handle has the -shm mapped */
   int bDeleteOnClose;   /* The file goes away when this handle closes */
+  i64 iReadEnd;         /* Where this handle's last read ended: a read there streams on */
+  i64 iWriteEnd;        /* Where this handle's last write ended: a write there streams on */
   SpaceNode sAnon;      /* The node of a delete-on-close file */
 };
 
@@ -362,7 +364,12 @@ static int spaceRead(sqlite3_file *pFile, void *zBuf, int iAmt,
     pS->window.reads[p->eClass]++;
     pS->run.bytes_read[p->eClass] += iAmt;
     pS->window.bytes_read[p->eClass] += iAmt;
+    if( iOfst!=p->iReadEnd ){
+      pS->run.random_reads[p->eClass]++;
+      pS->window.random_reads[p->eClass]++;
+    }
   }
+  p->iReadEnd = iOfst + iAmt;
   pthread_mutex_unlock(&gSpace.mutex);
   spaceAfterIo();
   return rc;
@@ -409,7 +416,12 @@ static int spaceWrite(sqlite3_file *pFile, const void *zBuf, int iAmt,
       gSpace.pStats->window.bytes_written[p->eClass] += iAmt;
       gSpace.pStats->run.write_calls[p->eClass]++;
       gSpace.pStats->window.write_calls[p->eClass]++;
+      if( iOfst!=p->iWriteEnd ){
+        gSpace.pStats->run.random_writes[p->eClass]++;
+        gSpace.pStats->window.random_writes[p->eClass]++;
+      }
     }
+    p->iWriteEnd = iEnd;
     if( iEnd>p->pNode->szFile ) spaceSetSize(p->pNode, iEnd);
     if( gSpace.bRecording ) spaceLog(SPACEVFS_OP_WRITE, p->eClass, 0, iOfst, iAmt, zBuf);
     pthread_mutex_unlock(&gSpace.mutex);

@@ -281,6 +281,34 @@ struct SpaceVFSTests {
         #expect(w.peak_total_bytes < end.run.peak_total_bytes)
     }
 
+    // MARK: - Random and streaming I/O
+
+    /// A copy into a new table appends its pages, which stream; an update of rows spread
+    /// over the table rewrites pages apart from one another, each a random write (the device
+    /// clock charges a random read or write its latency, a streaming one its bytes alone).
+    @Test func aCopyStreamsItsPagesAndScatteredUpdatesWriteAtRandom() throws {
+        let scratch = try Scratch()
+        try scratch.startAccounting()
+        let db = try TestDB(scratch.path("main.db"))
+        try db.run("PRAGMA journal_mode=DELETE; PRAGMA cache_size=50")
+        try db.run("CREATE TABLE t(id INTEGER PRIMARY KEY, payload TEXT)")
+        try db.run(insertRows(20_000))
+
+        spacevfs_window_begin(1)
+        try db.run("CREATE TABLE copy(id INTEGER PRIMARY KEY, payload TEXT); INSERT INTO copy SELECT * FROM t")
+        let copy = snapshot().window
+        spacevfs_window_begin(2)
+        try db.run("UPDATE t SET payload = 'x' || substr(payload, 2) WHERE id % 100 = 0")
+        let scattered = snapshot().window
+        db.close()
+
+        #expect(copy.writeCalls(.main) > 500)
+        #expect(copy.randomWrites(.main) * 10 < copy.writeCalls(.main))
+        #expect(copy.randomReads(.main) * 10 < copy.reads(.main))
+        #expect(scattered.writeCalls(.main) > 100)
+        #expect(scattered.randomWrites(.main) * 2 > scattered.writeCalls(.main))
+    }
+
     // MARK: - Re-registration
 
     @Test func reRegisteringRecountsOpenFilesAndForgetsClosedOnes() throws {
@@ -323,6 +351,10 @@ extension spacevfs_counters {
     fileprivate func peak(_ c: FileClass) -> Int64 { Self.element(peak_bytes, c) }
     fileprivate func written(_ c: FileClass) -> Int64 { Self.element(bytes_written, c) }
     fileprivate func syncs(_ c: FileClass) -> Int64 { Self.element(syncs, c) }
+    fileprivate func writeCalls(_ c: FileClass) -> Int64 { Self.element(write_calls, c) }
+    fileprivate func randomWrites(_ c: FileClass) -> Int64 { Self.element(random_writes, c) }
+    fileprivate func reads(_ c: FileClass) -> Int64 { Self.element(reads, c) }
+    fileprivate func randomReads(_ c: FileClass) -> Int64 { Self.element(random_reads, c) }
 
     private static func element(_ tuple: (Int64, Int64, Int64, Int64, Int64), _ c: FileClass) -> Int64 {
         withUnsafeBytes(of: tuple) { $0.load(fromByteOffset: c.rawValue * 8, as: Int64.self) }

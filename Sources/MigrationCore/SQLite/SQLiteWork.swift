@@ -7,8 +7,6 @@ import Foundation
 public struct SQLiteWork: Sendable, Equatable {
     /// Virtual-machine instructions run (`SQLITE_STMTSTATUS_VM_STEP`, summed over statements).
     public var vmSteps: Int64 = 0
-    /// Page reads answered by the connection's page cache (`SQLITE_DBSTATUS_CACHE_HIT`).
-    public var cacheHits: Int64 = 0
     /// Page reads that went to the file (`SQLITE_DBSTATUS_CACHE_MISS`).
     public var cacheMisses: Int64 = 0
     /// The instructions of statements that sorted (`CREATE INDEX`, an `ORDER BY` no index
@@ -16,23 +14,22 @@ public struct SQLiteWork: Sendable, Equatable {
     /// to the sorter, whose comparisons grow as n log n and are no instructions of their own.
     public var sortWork: Int64 = 0
 
-    public init(vmSteps: Int64 = 0, cacheHits: Int64 = 0, cacheMisses: Int64 = 0, sortWork: Int64 = 0) {
+    public init(vmSteps: Int64 = 0, cacheMisses: Int64 = 0, sortWork: Int64 = 0) {
         self.vmSteps = vmSteps
-        self.cacheHits = cacheHits
         self.cacheMisses = cacheMisses
         self.sortWork = sortWork
     }
 
     public static func + (left: SQLiteWork, right: SQLiteWork) -> SQLiteWork {
         SQLiteWork(
-            vmSteps: left.vmSteps + right.vmSteps, cacheHits: left.cacheHits + right.cacheHits,
-            cacheMisses: left.cacheMisses + right.cacheMisses, sortWork: left.sortWork + right.sortWork)
+            vmSteps: left.vmSteps + right.vmSteps, cacheMisses: left.cacheMisses + right.cacheMisses,
+            sortWork: left.sortWork + right.sortWork)
     }
 
     public static func - (left: SQLiteWork, right: SQLiteWork) -> SQLiteWork {
         SQLiteWork(
-            vmSteps: left.vmSteps - right.vmSteps, cacheHits: left.cacheHits - right.cacheHits,
-            cacheMisses: left.cacheMisses - right.cacheMisses, sortWork: left.sortWork - right.sortWork)
+            vmSteps: left.vmSteps - right.vmSteps, cacheMisses: left.cacheMisses - right.cacheMisses,
+            sortWork: left.sortWork - right.sortWork)
     }
 }
 
@@ -49,7 +46,7 @@ public protocol WorkMeter: AnyObject {
 }
 
 /// Counts one connection's work: the instructions of its finalized statements plus those of
-/// the statements it holds now, and its page cache's hits and misses.
+/// the statements it holds now, and its page cache's misses.
 ///
 /// SQLite adds a statement's instructions to `SQLITE_STMTSTATUS_VM_STEP` only when
 /// `sqlite3_step` returns, so a statement still running (a `CREATE INDEX`, a recursive query
@@ -85,7 +82,6 @@ public final class SQLiteWorkCounter {
         guard let handle else { return SQLiteWork() }
         var work = settle()
         work.vmSteps += inFlight
-        work.cacheHits = Self.status(handle, SQLITE_DBSTATUS_CACHE_HIT)
         work.cacheMisses = Self.status(handle, SQLITE_DBSTATUS_CACHE_MISS)
         return work
     }

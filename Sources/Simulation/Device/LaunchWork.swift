@@ -42,9 +42,9 @@ final class LaunchWork: WorkMeter {
             }
         }
         var counts = WorkCounts()
-        counts.reads = sum(stats.run.reads)
+        counts.randomReads = sum(stats.run.random_reads)
         counts.bytesRead = sum(stats.run.bytes_read)
-        counts.writes = sum(stats.run.write_calls)
+        counts.randomWrites = sum(stats.run.random_writes)
         counts.bytesWritten = sum(stats.run.bytes_written)
         counts.syncs = sum(stats.run.syncs, classes: durableClasses)
         return counts

@@ -18,29 +18,30 @@ public struct SpeedModel: Sendable, Equatable {
     }
 
     /// The cost of SQLite's work on one core.
+    ///
+    /// Page-cache hits are not charged: a hit is a lookup whose cost depends on what the
+    /// statement does with the page (a bulk copy hits the page it appends to once a row, a
+    /// backfill's index search hits pages it then rewrites), so one price per hit charged a
+    /// streaming copy like row-by-row work. That work is in the instructions, the misses and
+    /// the I/O instead.
     public struct CPU: Sendable, Equatable {
         /// Per virtual-machine instruction.
         public var vmStepNs: Double
         /// Per unit of sort work (`SQLiteWork.sortWork`): a sorting statement's instruction,
         /// weighed by the log of their number.
         public var sortNs: Double
-        /// Per page read that the page cache answered.
-        public var cacheHitNs: Double
         /// Per page read that went to the file (the read itself is the storage's).
         public var cacheMissNs: Double
 
-        public init(vmStepNs: Double, sortNs: Double, cacheHitNs: Double, cacheMissNs: Double) {
+        public init(vmStepNs: Double, sortNs: Double, cacheMissNs: Double) {
             self.vmStepNs = vmStepNs
             self.sortNs = sortNs
-            self.cacheHitNs = cacheHitNs
             self.cacheMissNs = cacheMissNs
         }
 
         /// A core `slowdown` times slower than the reference core on every kind of work.
         public func scaled(by slowdown: Double) -> CPU {
-            CPU(
-                vmStepNs: vmStepNs * slowdown, sortNs: sortNs * slowdown, cacheHitNs: cacheHitNs * slowdown,
-                cacheMissNs: cacheMissNs * slowdown)
+            CPU(vmStepNs: vmStepNs * slowdown, sortNs: sortNs * slowdown, cacheMissNs: cacheMissNs * slowdown)
         }
     }
 
@@ -48,9 +49,12 @@ public struct SpeedModel: Sendable, Equatable {
     public struct Storage: Sendable, Equatable {
         public var readMBPerS: Double
         public var writeMBPerS: Double
-        /// Per read call, whatever its size.
+        /// Per random read: a read that does not start where the file's previous read
+        /// ended (a seek, as flash's random 4K figures time it); a read that streams on is
+        /// charged its bytes alone.
         public var readLatencyUs: Double
-        /// Per write call, whatever its size.
+        /// Per random write, as for reads: a copy's appended pages stream, a backfill's
+        /// rewritten pages are scattered.
         public var writeLatencyUs: Double
         /// Per sync of the database, its journal or its WAL: the flush a commit waits for.
         public var flushMs: Double
@@ -65,11 +69,12 @@ public struct SpeedModel: Sendable, Equatable {
     }
 
     /// The core whose costs a Geekbench score scales (`CPU.scaled(by:)`): the CPU costs
-    /// `preflight calibrate` fitted on Preflight's reference machine, a virtual machine on an
+    /// `preflight calibrate` fitted on Preflight's reference machine (each cost the median of
+    /// three release-build fits, docs/performance.md), a virtual machine on an
     /// AMD EPYC server core, whose Geekbench 5 single-core score is taken as the published
     /// EPYC figure (docs/FIDELITY.md, "Device speed").
     public static let referenceCore = (
-        geekbench5SingleCore: 1_250.0, cpu: CPU(vmStepNs: 31.0, sortNs: 1.6, cacheHitNs: 970.0, cacheMissNs: 0.0))
+        geekbench5SingleCore: 1_250.0, cpu: CPU(vmStepNs: 24.1, sortNs: 0.24, cacheMissNs: 820.0))
 
     /// The CPU of a core with Geekbench 5 single-core score `score`, from the reference core's.
     public static func cpu(geekbench5SingleCore score: Double) -> CPU {
@@ -80,11 +85,10 @@ public struct SpeedModel: Sendable, Equatable {
     public func time(of work: WorkCounts) -> DeviceTime {
         let sqlite = work.sqlite
         let cpuNs = Double(sqlite.vmSteps) * cpu.vmStepNs + Double(sqlite.sortWork) * cpu.sortNs
-            + Double(sqlite.cacheHits) * cpu.cacheHitNs
             + Double(sqlite.cacheMisses) * cpu.cacheMissNs
         // MB/s is bytes per microsecond: bytes / (MB/s) / 1000 is milliseconds.
-        let readMs = Double(work.reads) * storage.readLatencyUs / 1000 + Double(work.bytesRead) / storage.readMBPerS / 1000
-        let writeMs = Double(work.writes) * storage.writeLatencyUs / 1000
+        let readMs = Double(work.randomReads) * storage.readLatencyUs / 1000 + Double(work.bytesRead) / storage.readMBPerS / 1000
+        let writeMs = Double(work.randomWrites) * storage.writeLatencyUs / 1000
             + Double(work.bytesWritten) / storage.writeMBPerS / 1000
         return DeviceTime(cpuMs: cpuNs / 1_000_000, readMs: readMs, writeMs: writeMs, syncMs: Double(work.syncs) * storage.flushMs)
     }
@@ -95,9 +99,10 @@ public struct SpeedModel: Sendable, Equatable {
 /// them too).
 public struct WorkCounts: Sendable, Equatable {
     public var sqlite = SQLiteWork()
-    public var reads: Int64 = 0
+    /// Reads and writes that did not start where the same file's previous one ended.
+    public var randomReads: Int64 = 0
     public var bytesRead: Int64 = 0
-    public var writes: Int64 = 0
+    public var randomWrites: Int64 = 0
     public var bytesWritten: Int64 = 0
     /// Syncs of the database, its journal and its WAL (a temp file's sync flushes nothing
     /// that must last, and SQLite does not ask for one).
@@ -108,9 +113,9 @@ public struct WorkCounts: Sendable, Equatable {
     public static func - (left: WorkCounts, right: WorkCounts) -> WorkCounts {
         var result = WorkCounts()
         result.sqlite = left.sqlite - right.sqlite
-        result.reads = left.reads - right.reads
+        result.randomReads = left.randomReads - right.randomReads
         result.bytesRead = left.bytesRead - right.bytesRead
-        result.writes = left.writes - right.writes
+        result.randomWrites = left.randomWrites - right.randomWrites
         result.bytesWritten = left.bytesWritten - right.bytesWritten
         result.syncs = left.syncs - right.syncs
         return result
@@ -123,7 +128,7 @@ extension SpeedModel: Codable {
 
 extension SpeedModel.CPU: Codable {
     enum CodingKeys: String, CodingKey {
-        case vmStepNs = "vm_step_ns", sortNs = "sort_ns", cacheHitNs = "cache_hit_ns", cacheMissNs = "cache_miss_ns"
+        case vmStepNs = "vm_step_ns", sortNs = "sort_ns", cacheMissNs = "cache_miss_ns"
     }
 }
 
