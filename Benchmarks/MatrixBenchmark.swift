@@ -13,7 +13,9 @@ import Simulation
 ///
 /// Protocol: each round runs the matrix, then the cells (AB), after `sync`. Prints each
 /// round's ratio matrix ÷ (sum of the cells ÷ cores), then the median and the range of the
-/// ratios. Goal: at most 1.15.
+/// ratios. Goal: at most 1.15. Each round also says where the matrix's time went: its
+/// cells' own times together (each report's `total_ms`, run beside another cell) against
+/// the same cells one at a time, and the time left to the syntheses and to cores waiting.
 func runMatrixBenchmark(arguments: [String]) throws {
     let options = try BenchmarkOptions(
         arguments: arguments, valued: ["--rows", "--runs", "--jobs", "--devices", "--plan", "--dir", "--preflight"])
@@ -72,6 +74,10 @@ func runMatrixBenchmark(arguments: [String]) throws {
         print(String(
             format: "round %d: matrix %.2f s; %d cells one at a time %.2f s, / %d cores = %.2f s; ratio %.2fx (outcomes: %@)",
             round, matrixRun.seconds, files.count * devices.count, cells, jobs, cells / Double(jobs), ratio, outcomes))
+        let inside = Double(answer.cells.compactMap { $0.cell.report?.timings.totalMs }.reduce(0, +)) / 1000
+        print(String(
+            format: "  the matrix's %.2f core-seconds: its cells %.2f s together (%.2fx their time one at a time), the rest %.2f s (syntheses, idle cores, its own start)",
+            matrixRun.seconds * Double(jobs), inside, inside / cells, matrixRun.seconds * Double(jobs) - inside))
     }
     let sorted = ratios.sorted()
     print(String(

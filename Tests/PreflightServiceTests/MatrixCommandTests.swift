@@ -102,6 +102,24 @@ struct MatrixCommandTests {
         }
     }
 
+    /// The work as a graph, the longest cells first: on one thread, ios-launch's cells
+    /// (a watchdog of 20 s and 5 launches) before android-low-end's (5 s, 3 launches), the
+    /// oldest version first, the fresh install last; each version synthesized just before
+    /// its first cell, which does not wait for the other versions' files.
+    @Test func cellsGoLongestFirstEachAfterItsOwnRowsFile() throws {
+        let result = try Self.matrix(["--jobs", "1"])
+        let lines = result.stderr.split(separator: "\n").filter { $0.hasPrefix("matrix: ") }.map { line in
+            line.contains(" synthesized")
+                ? String(line.split(separator: " ")[1]) + " synthesized"
+                : String(line.split(separator: ":")[1].split(separator: "]")[1].dropFirst())
+        }
+        var expected: [String] = []
+        for version in 1...5 { expected += ["v\(version) synthesized", "from v\(version) on ios-launch"] }
+        expected.append("from v0 on ios-launch")
+        for version in [1, 2, 3, 4, 5, 0] { expected.append("from v\(version) on android-low-end") }
+        #expect(lines == expected, "\(result.stderr)")
+    }
+
     /// Fixtures that cannot start a migration are rows with their own outcome, never an
     /// error: another app's file, a future version, garbage, a WAL without its file, and
     /// two fixtures at one version (each a row of its own).
@@ -142,6 +160,46 @@ struct MatrixCommandTests {
         #expect(junit.contains("name=\"from an unknown version (garbage.db) on ios-launch\""))
         #expect(junit.contains("<failure type=\"refused\""))
         #expect(junit.contains("tests=\"8\" failures=\"4\""), "\(junit)")
+    }
+
+    /// Under GRDB a fixture's version is in `grdb_migrations`, which a worker reads before
+    /// any cell runs: the fixture's row stands at its version from the start (in a shard
+    /// that does not run its cell too), and no file is synthesized for that version.
+    @Test func grdbFixtureRowsTakeTheirVersionFromGrdbMigrations() throws {
+        let directory = TemporaryDirectory("matrix-grdb")
+        let planPath = directory.file("items.json")
+        let plan: [String: Any] = [
+            "name": "items", "runner": "grdb",
+            "steps": [
+                ["version": 1, "id": "createItems", "name": "items", "sql": "CREATE TABLE items(id INTEGER PRIMARY KEY, n INTEGER NOT NULL)"],
+                ["version": 2, "id": "addLabel", "name": "label", "sql": "ALTER TABLE items ADD COLUMN label TEXT"],
+                ["version": 3, "id": "fillLabel", "name": "fill label", "sql": "UPDATE items SET label = 'item ' || n"],
+            ],
+        ]
+        try JSONSerialization.data(withJSONObject: plan).write(to: URL(fileURLWithPath: planPath))
+        let fixtures = directory.file("fixtures")
+        try FileManager.default.createDirectory(atPath: fixtures, withIntermediateDirectories: true)
+        try FixtureDatabase.create(at: fixtures + "/items-v2.db", sql: """
+            CREATE TABLE items(id INTEGER PRIMARY KEY, n INTEGER NOT NULL, label TEXT);
+            INSERT INTO items(n) VALUES (1), (2), (3);
+            CREATE TABLE grdb_migrations (identifier TEXT NOT NULL PRIMARY KEY);
+            INSERT INTO grdb_migrations VALUES ('createItems'), ('addLabel');
+            """)
+        let arguments = ["matrix", "--plan", planPath, "--fixtures", fixtures, "--device", "ios-launch", "--rows", "items=20"]
+
+        let whole = try Self.answer(try PreflightProcess.run(arguments))
+        #expect(whole.rows.map(\.fromVersion) == [0, 1, 2])
+        #expect(whole.rows.map(\.source) == [.freshInstall, .synthesized, .fixture])
+        let fixtureCell = try #require(whole.rows.last?.cells["ios-launch"])
+        #expect(fixtureCell.outcome == .completed, "\(String(describing: fixtureCell.failure))")
+        #expect(fixtureCell.report?.launches.first?.fromVersion == 2)
+
+        // The first of three shards runs the fresh install's cell alone; the fixture's row
+        // is at v2 all the same.
+        let shard = try Self.answer(try PreflightProcess.run(arguments + ["--shard", "1/3"]))
+        #expect(shard.rows.map(\.fromVersion) == [0, 1, 2])
+        #expect(shard.rows.map(\.file) == [nil, nil, "items-v2.db"])
+        #expect(shard.rows.last?.cells.isEmpty == true)
     }
 
     /// Three shards as three processes, merged: the unsharded answer, cell for cell. A

@@ -9,7 +9,8 @@ import MigrationCore
 /// that are ready run. Used by `preflight matrix` and `POST /v1/matrix` alike.
 ///
 /// Everything happens inside `directory`: `synthesized/<id>/` per synthesized version,
-/// `cells/<id>/` per cell (removed once measured), `fresh-install.db` (the empty file).
+/// `cells/<id>/` per cell (removed once measured), `fresh-install.db` (the empty file),
+/// under GRDB `fixture-versions/<id>/` per fixture read (removed once read).
 public final class MatrixRehearsal: Sendable {
     let workerExecutable: String
     /// Synthesis is deterministic for a seed: every shard of a matrix makes the same files.
@@ -33,11 +34,16 @@ public final class MatrixRehearsal: Sendable {
         _ request: MatrixRequest, directory: JobDirectory, cancellation: JobCancellation, slots: (any MatrixSlots)? = nil,
         progress: @escaping @Sendable (String) -> Void = { _ in }
     ) -> MatrixAnswer {
-        let planned = MatrixRows(request).rows
+        let deadline = ContinuousClock.now + .seconds(request.maxSeconds)
+        let recorded = request.plan.runner.keepsUserVersion
+            ? [:]
+            : GRDBFixtureVersions.read(
+                request, directory: directory, workerExecutable: workerExecutable, cancellation: cancellation, deadline: deadline)
+        let planned = MatrixRows(request, recordedVersions: recorded).rows
         let identity = Self.identity(request, rows: planned)
         var request = request
         if let sample = request.sample, request.rows.isEmpty {
-            request.rows = sampleRows(sample, request: request, directory: directory, cancellation: cancellation)
+            request.rows = sampleRows(sample, request: request, directory: directory, cancellation: cancellation, deadline: deadline)
         }
         let devices = request.devices
         var cells: [MatrixWork.Cell] = []
@@ -48,7 +54,7 @@ public final class MatrixRehearsal: Sendable {
             }
         }
         let work = MatrixWork(
-            request: request, rows: planned, cells: cells, directory: directory, parent: cancellation,
+            request: request, rows: planned, cells: cells, directory: directory, parent: cancellation, deadline: deadline,
             workerExecutable: workerExecutable, progress: progress)
         work.runAll(parallelism: max(1, request.parallelism), slots: slots)
         return work.answer(identity: identity)
@@ -58,7 +64,8 @@ public final class MatrixRehearsal: Sendable {
     /// sandboxed worker. A sample that cannot be read leaves them empty here: each
     /// synthesis reads it again and its row's cells say why (`invalid_sample`).
     private func sampleRows(
-        _ sample: String, request: MatrixRequest, directory: JobDirectory, cancellation: JobCancellation
+        _ sample: String, request: MatrixRequest, directory: JobDirectory, cancellation: JobCancellation,
+        deadline: ContinuousClock.Instant
     ) -> [String: Int] {
         guard let place = try? JobDirectory.create(parent: directory.path + "/sample"),
             (try? copyFile(sample, to: place.input.path)) != nil
@@ -66,7 +73,7 @@ public final class MatrixRehearsal: Sendable {
         let first = request.devices[0]
         let launcher = WorkerLauncher(
             executable: workerExecutable, job: Job(directory: place, plan: request.plan, options: first.options, device: first.profile),
-            jobID: place.id, cancellation: cancellation, jobDeadline: ContinuousClock.now + .seconds(request.maxSeconds))
+            jobID: place.id, cancellation: cancellation, jobDeadline: deadline)
         let order = SynthesisOrder(
             plan: String(decoding: request.plan.document, as: UTF8.self), version: 0, rows: [:], seed: Self.seed,
             sample: place.input.path, out: "")

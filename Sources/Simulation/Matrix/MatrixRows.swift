@@ -6,8 +6,9 @@ import MigrationCore
 /// matrix), one synthesized file per version from `from` to the target - 1 that no fixture
 /// stands at, and the fresh install (an empty file, version 0).
 ///
-/// Only header bytes and hashes are read here: SQLite opens the fixtures only in the
-/// cells' sandboxed workers.
+/// Only header bytes and hashes are read here: SQLite opens the fixtures only in
+/// sandboxed workers (the cells', and under GRDB the ones that read each fixture's
+/// `grdb_migrations` before: `GRDBFixtureVersions`).
 struct MatrixRows {
     /// A row and where its file comes from.
     struct Planned: Sendable {
@@ -28,7 +29,9 @@ struct MatrixRows {
     let rows: [Planned]
 
     /// Plans the rows of `request`; a fixture that cannot be read at all is still a row.
-    init(_ request: MatrixRequest) {
+    /// `recordedVersions`: under GRDB, the version of each fixture that a worker could
+    /// read, by its main file's path.
+    init(_ request: MatrixRequest, recordedVersions: [String: Int] = [:]) {
         var fixtureRows: [Planned] = []
         for fixture in request.fixtures {
             guard let database = fixture.database else {
@@ -42,7 +45,8 @@ struct MatrixRows {
             let input = JobInput(database: database, wal: fixture.wal)
             fixtureRows.append(Planned(
                 row: MatrixRow(
-                    fromVersion: Self.version(of: input, runner: request.plan.runner), source: .fixture, file: fixture.name,
+                    fromVersion: Self.version(of: input, runner: request.plan.runner, recorded: recordedVersions[database]),
+                    source: .fixture, file: fixture.name,
                     bytes: fileSize(database), tables: nil, sha256: Self.hash(input)),
                 input: .fixture(input)))
         }
@@ -63,13 +67,13 @@ struct MatrixRows {
         }
     }
 
-    /// The version a fixture stands at, as its header says (`user_version`); 0 for an
-    /// empty file (a fresh install); nil for what is not a database, and under GRDB, whose
-    /// version is in a table only SQL reads (the cell's report then says it).
-    static func version(of input: JobInput, runner: Runner) -> Int? {
+    /// The version a fixture stands at, as its header says (`user_version`), or under
+    /// GRDB as `recorded` (read from `grdb_migrations` by a worker); 0 for an empty file
+    /// (a fresh install); nil for what is not a database.
+    static func version(of input: JobInput, runner: Runner, recorded: Int?) -> Int? {
         switch DatabaseHeader.read(path: input.database, journal: nil, wal: input.existingWAL) {
         case .empty: return 0
-        case .database(let header): return runner.keepsUserVersion ? Int(header.userVersion) : nil
+        case .database(let header): return runner.keepsUserVersion ? Int(header.userVersion) : recorded
         case .invalid: return nil
         }
     }

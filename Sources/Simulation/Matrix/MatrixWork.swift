@@ -2,9 +2,13 @@ import Foundation
 import MigrationCore
 
 /// The work of one matrix while it runs: the syntheses and the cells, taken by a pool of
-/// threads in this order: a synthesis first (it makes more cells ready), else the first
-/// cell whose row's file is ready. Each cell is a `JobRunner` run in a job directory of
-/// its own, its input read where it lies (a fixture, or a file made for its row).
+/// threads as a graph in which a cell waits only for its own row's file. The cells are
+/// held longest first (`MatrixCellOrder`); a free thread takes the first of them whose
+/// file is ready, or makes the file of the first whose file is not begun, so that the
+/// files of the long cells are made first and a cell starts as soon as its row's file
+/// is there, beside the syntheses of the others. Each cell is a `JobRunner` run in a job
+/// directory of its own, its input read where it lies (a fixture, or a file made for its
+/// row).
 final class MatrixWork: @unchecked Sendable {
     struct Cell: Sendable {
         var row: Int
@@ -39,7 +43,7 @@ final class MatrixWork: @unchecked Sendable {
 
     init(
         request: MatrixRequest, rows: [MatrixRows.Planned], cells: [Cell], directory: JobDirectory, parent: JobCancellation,
-        workerExecutable: String, progress: @escaping @Sendable (String) -> Void
+        deadline: ContinuousClock.Instant, workerExecutable: String, progress: @escaping @Sendable (String) -> Void
     ) {
         self.request = request
         self.rows = rows
@@ -48,8 +52,8 @@ final class MatrixWork: @unchecked Sendable {
         self.parent = parent
         self.workerExecutable = workerExecutable
         self.progress = progress
-        deadline = ContinuousClock.now + .seconds(request.maxSeconds)
-        waiting = Array(cells.indices)
+        self.deadline = deadline
+        waiting = MatrixCellOrder.longestFirst(cells, rows: rows.map(\.row), devices: request.devices, target: request.target)
         let needed = Set(cells.map(\.row))
         files = rows.enumerated().map { index, planned in
             switch planned.input {
@@ -119,31 +123,30 @@ final class MatrixWork: @unchecked Sendable {
     /// Whether no task may start any more: the time is up or the matrix was stopped.
     private var isOver: Bool { parent.isCancelled || ContinuousClock.now >= deadline }
 
-    /// The next task, waiting while only syntheses in progress can make one; nil when
-    /// there is none left (or the time is up).
+    /// The next task: for the first waiting cell (longest first) that can go on, the cell
+    /// itself when its row's file is there, else the making of that file; waiting while
+    /// only files in the making can make one; nil when there is none left (or the time is up).
     private func next() -> Task? {
         condition.lock()
         defer { condition.unlock() }
         while true {
             if isOver { return nil }
-            if let row = files.indices.first(where: { if case .pending = files[$0] { return true } else { return false } }) {
-                files[row] = .synthesizing
-                if case .synthesized(let version) = rows[row].input { return .synthesize(row: row, version: version) }
-                return .freshInstall(row: row)
+            var making = false
+            for (position, index) in waiting.enumerated() {
+                let row = cells[index].row
+                switch files[row] {
+                case .ready, .unusable:
+                    return .cell(waiting.remove(at: position))
+                case .pending:
+                    files[row] = .synthesizing
+                    if case .synthesized(let version) = rows[row].input { return .synthesize(row: row, version: version) }
+                    return .freshInstall(row: row)
+                case .synthesizing:
+                    making = true
+                }
             }
-            if let position = waiting.firstIndex(where: { isSettled(cells[$0].row) }) {
-                return .cell(waiting.remove(at: position))
-            }
-            let synthesizing = files.contains { if case .synthesizing = $0 { return true } else { return false } }
-            if waiting.isEmpty || !synthesizing { return nil }
+            if !making { return nil }
             _ = condition.wait(until: Date(timeIntervalSinceNow: 0.2))
-        }
-    }
-
-    private func isSettled(_ row: Int) -> Bool {
-        switch files[row] {
-        case .ready, .unusable: return true
-        case .pending, .synthesizing: return false
         }
     }
 
@@ -225,9 +228,6 @@ final class MatrixWork: @unchecked Sendable {
         results[index] = result
         if case .fixture = rows[cell.row].input, rows[cell.row].row.tables == nil {
             rows[cell.row].row.tables = result.report?.input.tables
-            if request.plan.runner == .grdb, rows[cell.row].row.fromVersion == nil, result.report?.input.sqliteHeaderValid == true {
-                rows[cell.row].row.fromVersion = result.report?.launches.first?.fromVersion
-            }
         }
         let done = results.count
         condition.unlock()
