@@ -1,12 +1,19 @@
 import MigrationCore
 
 /// What the sizes that completed in one launch say about larger ones, on the device clock
-/// (where a file's cost is a function of the file alone): straight lines through the first
-/// launch's time, each step's time and the files' peak growth, through the two largest
-/// sizes that completed (the nearest to the boundary, where a cost that is not quite
-/// linear, an index's sort, bends least from its line, and far from the small sizes whose
-/// cost is mostly what any launch costs). It predicts which sizes hold; the direct runs
-/// that confirm a prediction, not the model, decide the answer.
+/// (where a file's cost is a function of the file alone): lines through the first launch's
+/// time, each step's time and the files' peak growth, through the largest sizes that
+/// completed (the nearest to the boundary, and far from the small sizes whose cost is
+/// mostly what any launch costs). It predicts which sizes hold; the direct runs that
+/// confirm a prediction, not the model, decide the answer.
+///
+/// A cost per row that grows with the rows (an index's sort; a table that outgrows the
+/// page cache and starts missing it) bends the first launch's time upward, and a straight
+/// line through the two largest sizes then places the boundary too far. Where the three
+/// largest completed sizes bend upward, the first launch is read from the curve through
+/// them (a parabola), and its line is the chord of that curve from the largest size to
+/// where the curve reaches the watchdog: exact at both ends, the two places a prediction
+/// is read.
 struct CapacityModel {
     /// The first launch's device time: the whole path plus the launch's own start.
     let launch: CostLine
@@ -21,15 +28,20 @@ struct CapacityModel {
 
     /// How many of the largest completed sizes the lines go through.
     static let fittedSizes = 2
+    /// How many the first launch's curve goes through.
+    static let curvedSizes = 3
 
     /// Nil with fewer than two measured sizes (a line needs two), or off the device clock.
     init?(points: [CapacityPoint], plan: Plan, options: RunOptions, fromVersion: Int) {
         let measured = points.filter { Self.measuresWholePath($0, runner: plan.runner) && $0.deviceMs != nil }
             .sorted { $0.rows < $1.rows }.suffix(Self.fittedSizes)
         guard measured.count >= 2, options.clock == .device,
-            let launch = CostFit.line(measured.compactMap { point in point.deviceMs.map { (Double(point.rows), Double($0)) } })
+            let line = CostFit.line(measured.compactMap { point in point.deviceMs.map { (Double(point.rows), Double($0)) } })
         else { return nil }
-        self.launch = launch
+        // Only a size that completed in one launch measured the first launch whole.
+        let firstLaunches = points.filter { $0.outcome == .completed }.sorted { $0.rows < $1.rows }.suffix(Self.curvedSizes)
+            .compactMap { point in point.deviceMs.map { (x: Double(point.rows), y: Double($0)) } }
+        launch = options.watchdogMs.flatMap { Self.chord(through: firstLaunches, reaching: Double($0)) } ?? line
         var steps: [(Int, CostLine, Bool)] = []
         for step in plan.steps where step.version > fromVersion && step.version <= (options.target ?? plan.newestVersion) {
             let measured = measured.map { point in
@@ -46,6 +58,25 @@ struct CapacityModel {
         freeBytes = options.freeBytes.map(Double.init)
         launches = options.launches
         runner = plan.runner
+    }
+
+    /// The chord from the largest of three sizes to where the parabola through them reaches
+    /// `watchdogMs`; nil unless they bend upward and stay below it.
+    static func chord(through points: [(x: Double, y: Double)], reaching watchdogMs: Double) -> CostLine? {
+        guard points.count == 3 else { return nil }
+        let (a, b, c) = (points[0], points[1], points[2])
+        guard a.x < b.x, b.x < c.x, c.y < watchdogMs else { return nil }
+        let lower = (b.y - a.y) / (b.x - a.x)
+        let upper = (c.y - b.y) / (c.x - b.x)
+        // y = c.y + slope * d + bend * d^2, d = x - c.x
+        let bend = (upper - lower) / (c.x - a.x)
+        let slope = upper + bend * (c.x - b.x)
+        guard bend > 0, slope > 0 else { return nil }
+        let rise = watchdogMs - c.y
+        let reach = (-slope + (slope * slope + 4 * bend * rise).squareRoot()) / (2 * bend)
+        guard reach > 0, reach.isFinite else { return nil }
+        let perRow = rise / reach
+        return CostLine(fixed: c.y - perRow * c.x, perRow: perRow)
     }
 
     /// Whether a size's device time together is the whole path's, run once: when it completed
