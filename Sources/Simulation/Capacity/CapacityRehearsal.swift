@@ -43,6 +43,7 @@ public final class CapacityRehearsal: Sendable {
         var search = PredictingSearch(request: request, fromVersion: fromVersion)
         var costs: [Int: [CostFit.Sample]] = [:]
         var stoppedByTime = false
+        var grown = GrownFile(path: directory.path + "/grown.db")
         while true {
             if cancellation.isCancelled { throw CapacityError(code: "cancelled", "the capacity search was stopped") }
             guard case .tryRows(let rows) = search.next() else { break }
@@ -53,8 +54,8 @@ public final class CapacityRehearsal: Sendable {
             let sizes = search.sideBySide(rows, limit: request.sideBySide)
             let measured = try rehearse(
                 sizes.map { proportions(of: table, rows: $0, sample: sample) }, table: table, request: request,
-                fromVersion: fromVersion, directory: directory, launcher: launcher, cancellation: cancellation,
-                deadline: deadline)
+                fromVersion: fromVersion, directory: directory, grown: &grown, launcher: launcher,
+                cancellation: cancellation, deadline: deadline)
             for (point, report) in measured {
                 let first = report.launches.first
                 search.record(point, firstLaunch: (first?.deviceMs, first?.ended == .killed))
@@ -113,7 +114,7 @@ public final class CapacityRehearsal: Sendable {
     /// so that two rehearsals sharing the machine measure what each would alone.
     private func rehearse(
         _ sizes: [[String: Int]], table: String, request: CapacityRequest, fromVersion: Int, directory: JobDirectory,
-        launcher: WorkerLauncher, cancellation: JobCancellation, deadline: ContinuousClock.Instant
+        grown: inout GrownFile, launcher: WorkerLauncher, cancellation: JobCancellation, deadline: ContinuousClock.Instant
     ) throws(CapacityError) -> [(CapacityPoint, Report)] {
         let results = Mutex<[Int: Result<(CapacityPoint, Report)?, CapacityError>]>([:])
         let group = DispatchGroup()
@@ -121,8 +122,10 @@ public final class CapacityRehearsal: Sendable {
         for (index, rows) in sizes.enumerated() {
             let point: JobDirectory
             do throws(CapacityError) {
-                guard let made = try synthesize(rows, table: table, request: request, fromVersion: fromVersion, directory: directory,
-                    launcher: launcher)
+                guard
+                    let made = try synthesize(
+                        rows, table: table, request: request, fromVersion: fromVersion, directory: directory, grown: &grown,
+                        launcher: launcher)
                 else { break }
                 point = made
             } catch {
@@ -148,30 +151,40 @@ public final class CapacityRehearsal: Sendable {
         return measured
     }
 
-    /// Makes the file of one size in a job directory of its own (its `input`); nil when the
-    /// search's time ran out first.
+    /// The search's last synthesized file, kept to grow the next size from (`Synthesizer.grow`):
+    /// each size is a copy of it.
+    struct GrownFile {
+        let path: String
+        /// The rows it holds; nil before the first size.
+        var rows: [String: Int]?
+    }
+
+    /// Makes the file of one size in a job directory of its own (its `input`), grown from the
+    /// size made before where that makes the same file; nil when the search's time ran out first.
     private func synthesize(
         _ rows: [String: Int], table: String, request: CapacityRequest, fromVersion: Int, directory: JobDirectory,
-        launcher: WorkerLauncher
+        grown: inout GrownFile, launcher: WorkerLauncher
     ) throws(CapacityError) -> JobDirectory? {
-        let point: JobDirectory
-        do {
-            point = try JobDirectory.create(parent: directory.path + "/points")
-        } catch {
-            throw CapacityError(code: "internal", "cannot create a job directory for a size: \(error)")
-        }
         let order = SynthesisOrder(
             plan: String(decoding: request.plan.document, as: UTF8.self), version: fromVersion, rows: rows, seed: Self.seed,
-            sample: hasSample(directory) ? directory.input.path : nil, out: point.input.path)
+            sample: hasSample(directory) ? directory.input.path : nil, out: grown.path, grownFrom: grown.rows)
+        // Whatever the worker left is not known to hold any rows until it answers.
+        grown.rows = nil
         guard let line = try Self.runSynthesisWorker(.synthesize, order: order, directory: directory, launcher: launcher) else {
-            Self.remove(point)
             return nil
         }
         if let code = line.errorCode {
-            Self.remove(point)
             throw CapacityError(code: code, "cannot synthesize \(rows[table] ?? 0) rows of \(table): \(line.errorMessage ?? code)")
         }
-        return point
+        grown.rows = rows
+        do {
+            let point = try JobDirectory.create(parent: directory.path + "/points")
+            // Each size rehearses a copy: the grown file goes on growing beside it.
+            try JobInput(database: grown.path, wal: DatabaseFiles(grown.path).wal).copy(to: point.input, durable: false)
+            return point
+        } catch {
+            throw CapacityError(code: "internal", "cannot copy the synthesized file to a size's job directory: \(error)")
+        }
     }
 
     /// Rehearses the file made in `point` and removes it; nil when the search's time ran out first.
