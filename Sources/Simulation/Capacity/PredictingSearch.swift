@@ -9,8 +9,10 @@ import MigrationCore
 /// bends shifts the prediction, and a scout costs less than a pair of confirmations that
 /// disagree. When a confirmation disagrees, the costs are fitted again with the runs it
 /// added (now near the boundary) and predicted once more, and only the side not yet
-/// bracketed within the precision is run again; when that disagrees too,
-/// `CapacitySearch` bisects from every size tried, and the answer says it searched.
+/// bracketed within the precision is run again; a prediction at or beyond a size that
+/// broke is confirmed by one run as far below that size as still brackets it. After
+/// `rounds` predictions `CapacitySearch` bisects from every size tried, and the answer says
+/// it searched.
 ///
 /// Where the launches run out (beyond the first boundary, when the app still gets there
 /// after kills) is predicted by the model and not run: its sizes are several times the
@@ -37,12 +39,12 @@ struct PredictingSearch {
     /// by it, and a fallback bisects as closely.
     static let precision = 1.05
     /// Predictions per boundary before the search bisects.
-    static let rounds = 2
+    static let rounds = 3
     /// A prediction further than this ratio beyond the largest size that held is scouted
     /// first.
     static let reach = 1.6
     /// The scout's size, as a share of the prediction (and at most one geometric step
-    /// beyond the largest size that held).
+    /// beyond the largest size that held, or a doubling where the model is not checked).
     static let scoutShare = 0.69
 
     private(set) var points: [Int: CapacityPoint] = [:]
@@ -101,11 +103,21 @@ struct PredictingSearch {
             roundsTaken[boundary, default: 0] += 1
             return confirm([(search.maxRows, true)], boundary: boundary, predictedRows: search.maxRows, plain: plain)
         }
-        // The model places no boundary inside what the runs bracketed: it has nothing to add.
-        if let broke, breaking >= broke { return bisect(boundary) }
-        if Double(breaking) > Double(held) * Self.reach {
-            let scout = min(Int(Double(breaking) * Self.scoutShare), held * CapacitySearch.growth)
+        // The model places the boundary at or beyond a size that broke: it lies below that size.
+        let beyondBroke = broke.map { breaking >= $0 } ?? false
+        let target = broke.map { min(breaking, $0) } ?? breaking
+        if Double(target) > Double(held) * Self.reach {
+            // A model that misses a size measured is not trusted for a long step.
+            let scout = min(Int(Double(target) * Self.scoutShare), held * (model.isChecked ? CapacitySearch.growth : 2))
             if scout > held, scout < (broke ?? Int.max), search.tried[scout] == nil { return .tryRows(scout) }
+        }
+        if beyondBroke {
+            // Just below the size that broke, then: one run as far below it as still brackets
+            // the boundary within the precision.
+            predicted[boundary] = target
+            roundsTaken[boundary, default: 0] += 1
+            let below = Int((Double(target) / Self.precision).rounded(.up))
+            return confirm([(below, true)].filter { $0.0 > held }, boundary: boundary, predictedRows: target, plain: plain)
         }
         predicted[boundary] = breaking
         roundsTaken[boundary, default: 0] += 1
