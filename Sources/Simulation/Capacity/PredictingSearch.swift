@@ -42,7 +42,7 @@ struct PredictingSearch {
     static let rounds = 3
     /// A prediction further than this ratio beyond the largest size that held is scouted
     /// first.
-    static let reach = 1.6
+    static let reach = 1.8
     /// The scout's size, as a share of the prediction (and at most one geometric step
     /// beyond the largest size that held, or a doubling where the model is not checked).
     static let scoutShare = 0.69
@@ -133,13 +133,29 @@ struct PredictingSearch {
     }
 
     /// The sizes to rehearse at once, `rows` (what `next()` answered) first: with it, the
-    /// other confirmations of the same prediction, up to `limit` in all. Their outcomes
-    /// are recorded in this order.
+    /// other confirmations of the same prediction, up to `limit` in all, or the measuring's
+    /// next step where both are cheap. Their outcomes are recorded in this order.
     mutating func sideBySide(_ rows: Int, limit: Int) -> [Int] {
-        guard pending.first?.rows == rows else { return [rows] }
+        guard pending.first?.rows == rows else { return limit > 1 ? cheapSteps(rows) : [rows] }
         let sizes = pending.prefix(max(1, limit)).map(\.rows)
         running.formUnion(sizes)
         return sizes
+    }
+
+    /// A geometric step of the measuring with the one after it, where both are cheap: the
+    /// first two sizes, or two whose first launches the largest size so far says will take
+    /// well under the share of the watchdog the measuring stops at. Only on the device
+    /// clock, where two runs side by side measure what each would alone.
+    private func cheapSteps(_ rows: Int) -> [Int] {
+        guard predicts, search.bracket(.completes).broke == nil, search.next(.completes) == .tryRows(rows) else { return [rows] }
+        let next = min(rows * CapacitySearch.growth, search.maxRows)
+        guard next > rows, search.tried[next] == nil else { return [rows] }
+        if rows == search.startRows { return [rows, next] }
+        let completed = points.values.filter { $0.outcome == .completed }
+        guard let watchdogMs = options.watchdogMs, let largest = completed.max(by: { $0.rows < $1.rows }),
+            let ms = largest.deviceMs, Double(ms * next) / Double(largest.rows) < Double(watchdogMs) * Self.measuredShare
+        else { return [rows] }
+        return [rows, next]
     }
 
     /// Enough sizes completed, and the largest took a good part of the watchdog (any part
