@@ -78,6 +78,8 @@ public enum CapacityCommand {
         let plan = try RunCommand.loadPlan(planPath)
         let (options, device) = try RunCommand.runOptions(arguments, plan: plan)
         var request = CapacityRequest(plan: plan, options: options, device: device, table: arguments.value("table"))
+        // The command has the machine to itself: a confirming pair runs side by side where there are the cores.
+        request.sideBySide = min(2, ProcessInfo.processInfo.activeProcessorCount)
         if let text = arguments.value("from") {
             request.fromVersion = try integer(text, flag: "from", range: 1...max(1, plan.newestVersion - 1))
         }

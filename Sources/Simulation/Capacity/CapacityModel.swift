@@ -1,15 +1,26 @@
 import MigrationCore
 
 /// What the sizes that completed in one launch say about larger ones, on the device clock
-/// (where a file's cost is a function of the file alone): straight lines through the first
-/// launch's time, each step's time and the files' peak growth, through the two largest
-/// sizes that completed (the nearest to the boundary, where a cost that is not quite
-/// linear, an index's sort, bends least from its line, and far from the small sizes whose
-/// cost is mostly what any launch costs). It predicts which sizes hold; the direct runs
-/// that confirm a prediction, not the model, decide the answer.
+/// (where a file's cost is a function of the file alone): lines through the first launch's
+/// time, each step's time and the files' peak growth, through the largest sizes that
+/// completed (the nearest to the boundary, and far from the small sizes whose cost is
+/// mostly what any launch costs). It predicts which sizes hold; the direct runs that
+/// confirm a prediction, not the model, decide the answer.
+///
+/// A cost per row that grows with the rows (an index's sort; a table that outgrows the
+/// page cache and starts missing it) bends the first launch's time upward, and a straight
+/// line through the two largest sizes then places the boundary too far. Where the three
+/// largest completed sizes (at least `spacing` apart) bend upward, and the curve through
+/// them (a parabola) also meets a fourth, the first launch is read from that curve, and its
+/// line is the chord of the curve from the largest size to where the curve reaches the
+/// watchdog: exact at both ends, the two places a prediction is read.
 struct CapacityModel {
     /// The first launch's device time: the whole path plus the launch's own start.
     let launch: CostLine
+    /// Whether that line (or its curve) also meets a completed size it was not drawn
+    /// through, within `curveTolerance` of the watchdog: where it misses one, the cost is
+    /// not what it says between the sizes measured, let alone beyond them.
+    let isChecked: Bool
     /// Each step's device time, in the plan's order.
     let steps: [(version: Int, cost: CostLine, resumable: Bool)]
     /// The database's files' peak growth over the run.
@@ -21,15 +32,25 @@ struct CapacityModel {
 
     /// How many of the largest completed sizes the lines go through.
     static let fittedSizes = 2
+    /// The first launch is read from sizes at least this ratio apart: between nearby sizes
+    /// its cost is uneven (a batch more to commit, a page more in the tree), which would
+    /// tilt a line through them.
+    static let spacing = 1.2
+    /// The curve is used only where it also meets a fourth size, within this share of the
+    /// watchdog: a cost that jumps between small sizes bends a curve through them far more
+    /// than the costs near the boundary do.
+    static let curveTolerance = 0.03
 
     /// Nil with fewer than two measured sizes (a line needs two), or off the device clock.
     init?(points: [CapacityPoint], plan: Plan, options: RunOptions, fromVersion: Int) {
         let measured = points.filter { Self.measuresWholePath($0, runner: plan.runner) && $0.deviceMs != nil }
             .sorted { $0.rows < $1.rows }.suffix(Self.fittedSizes)
         guard measured.count >= 2, options.clock == .device,
-            let launch = CostFit.line(measured.compactMap { point in point.deviceMs.map { (Double(point.rows), Double($0)) } })
+            let line = CostFit.line(measured.compactMap { point in point.deviceMs.map { (Double(point.rows), Double($0)) } })
         else { return nil }
-        self.launch = launch
+        let firstLaunch = Self.firstLaunch(Self.spaced(points.filter { $0.outcome == .completed }), watchdogMs: options.watchdogMs)
+        launch = firstLaunch?.line ?? line
+        isChecked = firstLaunch?.checked ?? false
         var steps: [(Int, CostLine, Bool)] = []
         for step in plan.steps where step.version > fromVersion && step.version <= (options.target ?? plan.newestVersion) {
             let measured = measured.map { point in
@@ -46,6 +67,58 @@ struct CapacityModel {
         freeBytes = options.freeBytes.map(Double.init)
         launches = options.launches
         runner = plan.runner
+    }
+
+    /// Completed sizes' first launches from the largest down, each at most `1 / spacing` of
+    /// the one before.
+    static func spaced(_ points: [CapacityPoint]) -> [(x: Double, y: Double)] {
+        var result: [(x: Double, y: Double)] = []
+        for point in points.sorted(by: { $0.rows > $1.rows }) {
+            guard let ms = point.deviceMs else { continue }
+            if let last = result.last, Double(point.rows) * spacing > last.x { continue }
+            result.append((Double(point.rows), Double(ms)))
+        }
+        return result
+    }
+
+    /// The first launch's line from `spaced` sizes (largest first): the chord of the parabola
+    /// through the three largest, from the largest to where it reaches the watchdog, when
+    /// they bend upward and the parabola meets the fourth; else the line through the two
+    /// largest. `checked`: whether it met a size it was not drawn through. Nil with fewer
+    /// than two.
+    static func firstLaunch(_ spaced: [(x: Double, y: Double)], watchdogMs: Int?) -> (line: CostLine, checked: Bool)? {
+        guard spaced.count >= 2, let line = CostFit.line([spaced[1], spaced[0]]) else { return nil }
+        guard let watchdogMs, spaced.count >= 3 else { return (line, false) }
+        if spaced.count >= 4,
+            let chord = chord(through: [spaced[2], spaced[1], spaced[0]], reaching: Double(watchdogMs), meeting: spaced[3])
+        {
+            return (chord, true)
+        }
+        return (line, abs(line.at(Int(spaced[2].x)) - spaced[2].y) <= curveTolerance * Double(watchdogMs))
+    }
+
+    /// The chord from the largest of three sizes (in increasing order) to where the parabola
+    /// through them reaches `watchdogMs`; nil unless they bend upward, stay below it, and
+    /// the parabola passes within `curveTolerance` of the watchdog from `check`.
+    static func chord(
+        through points: [(x: Double, y: Double)], reaching watchdogMs: Double, meeting check: (x: Double, y: Double)
+    ) -> CostLine? {
+        guard points.count == 3 else { return nil }
+        let (a, b, c) = (points[0], points[1], points[2])
+        guard a.x < b.x, b.x < c.x, c.y < watchdogMs else { return nil }
+        let lower = (b.y - a.y) / (b.x - a.x)
+        let upper = (c.y - b.y) / (c.x - b.x)
+        // y = c.y + slope * d + bend * d^2, d = x - c.x
+        let bend = (upper - lower) / (c.x - a.x)
+        let slope = upper + bend * (c.x - b.x)
+        guard bend > 0, slope > 0 else { return nil }
+        let away = check.x - c.x
+        guard abs(c.y + slope * away + bend * away * away - check.y) <= curveTolerance * watchdogMs else { return nil }
+        let rise = watchdogMs - c.y
+        let reach = (-slope + (slope * slope + 4 * bend * rise).squareRoot()) / (2 * bend)
+        guard reach > 0, reach.isFinite else { return nil }
+        let perRow = rise / reach
+        return CostLine(fixed: c.y - perRow * c.x, perRow: perRow)
     }
 
     /// Whether a size's device time together is the whole path's, run once: when it completed

@@ -1,5 +1,6 @@
 import Foundation
 import MigrationCore
+import Synchronization
 
 /// Runs a capacity search (docs/CONTRACT.md §8): each size is a database synthesized in a worker
 /// from the plan's own SQL at `from_version`, then rehearsed by the real `JobRunner` (real
@@ -42,6 +43,7 @@ public final class CapacityRehearsal: Sendable {
         var search = PredictingSearch(request: request, fromVersion: fromVersion)
         var costs: [Int: [CostFit.Sample]] = [:]
         var stoppedByTime = false
+        var grown = GrownFile(path: directory.path + "/grown.db")
         while true {
             if cancellation.isCancelled { throw CapacityError(code: "cancelled", "the capacity search was stopped") }
             guard case .tryRows(let rows) = search.next() else { break }
@@ -49,24 +51,27 @@ public final class CapacityRehearsal: Sendable {
                 stoppedByTime = true
                 break
             }
-            let rowsByTable = proportions(of: table, rows: rows, sample: sample)
-            guard
-                let (point, report) = try rehearse(
-                    rowsByTable, table: table, request: request, fromVersion: fromVersion, directory: directory,
-                    launcher: launcher, cancellation: cancellation, deadline: deadline)
-            else {
+            let sizes = search.sideBySide(rows, limit: request.sideBySide)
+            let measured = try rehearse(
+                sizes.map { proportions(of: table, rows: $0, sample: sample) }, table: table, request: request,
+                fromVersion: fromVersion, directory: directory, grown: &grown, launcher: launcher,
+                cancellation: cancellation, deadline: deadline)
+            for (point, report) in measured {
+                let first = report.launches.first
+                search.record(point, firstLaunch: (first?.deviceMs, first?.ended == .killed))
+                if point.outcome == .completed {
+                    for step in report.steps where step.status == .applied {
+                        costs[step.version, default: []].append(
+                            CostFit.Sample(
+                                rows: point.rows, elapsedMs: step.deviceMs ?? step.elapsedMs, growthBytes: step.peakGrowthBytes))
+                    }
+                }
+                progress(Self.progressLine(point, table: table, report: report))
+            }
+            if measured.count < sizes.count {
                 stoppedByTime = true
                 break
             }
-            let first = report.launches.first
-            search.record(point, firstLaunch: (first?.deviceMs, first?.ended == .killed))
-            if point.outcome == .completed {
-                for step in report.steps where step.status == .applied {
-                    costs[step.version, default: []].append(
-                        CostFit.Sample(rows: rows, elapsedMs: step.deviceMs ?? step.elapsedMs, growthBytes: step.peakGrowthBytes))
-                }
-            }
-            progress(Self.progressLine(point, table: table, report: report))
         }
         if cancellation.isCancelled { throw CapacityError(code: "cancelled", "the capacity search was stopped") }
         if search.points.isEmpty {
@@ -101,30 +106,93 @@ public final class CapacityRehearsal: Sendable {
             rows: point.rows, bytes: point.bytes, outcomeBeyond: point.outcome, step: point.brokenStep, reason: reason)
     }
 
-    // MARK: - One size
+    // MARK: - The sizes
 
-    /// Synthesizes `rows` and rehearses it; nil when the search's time ran out first.
+    /// Synthesizes each size in turn and rehearses them side by side, each rehearsal started
+    /// as soon as its file is made; answers them in the order given, up to the first the
+    /// search's time ran out for. On the device clock a launch's time is the work it did,
+    /// so that two rehearsals sharing the machine measure what each would alone.
     private func rehearse(
-        _ rows: [String: Int], table: String, request: CapacityRequest, fromVersion: Int, directory: JobDirectory,
-        launcher: WorkerLauncher, cancellation: JobCancellation, deadline: ContinuousClock.Instant
-    ) throws(CapacityError) -> (CapacityPoint, Report)? {
-        let point: JobDirectory
-        do {
-            point = try JobDirectory.create(parent: directory.path + "/points")
-        } catch {
-            throw CapacityError(code: "internal", "cannot create a job directory for a size: \(error)")
+        _ sizes: [[String: Int]], table: String, request: CapacityRequest, fromVersion: Int, directory: JobDirectory,
+        grown: inout GrownFile, launcher: WorkerLauncher, cancellation: JobCancellation, deadline: ContinuousClock.Instant
+    ) throws(CapacityError) -> [(CapacityPoint, Report)] {
+        let results = Mutex<[Int: Result<(CapacityPoint, Report)?, CapacityError>]>([:])
+        let group = DispatchGroup()
+        var failure: CapacityError?
+        for (index, rows) in sizes.enumerated() {
+            let point: JobDirectory
+            do throws(CapacityError) {
+                guard
+                    let made = try synthesize(
+                        rows, table: table, request: request, fromVersion: fromVersion, directory: directory, grown: &grown,
+                        launcher: launcher)
+                else { break }
+                point = made
+            } catch {
+                failure = error
+                break
+            }
+            group.enter()
+            Thread.detachNewThread { [self] in
+                let result = Result { () throws(CapacityError) in
+                    try rehearse(point, rows: rows[table] ?? 0, request: request, cancellation: cancellation, deadline: deadline)
+                }
+                results.withLock { $0[index] = result }
+                group.leave()
+            }
         }
-        // Best effort: a size's files are gone with the search directory at the latest.
-        defer { try? FileManager.default.removeItem(atPath: point.path) }
+        group.wait()
+        if let failure { throw failure }
+        var measured: [(CapacityPoint, Report)] = []
+        for index in sizes.indices {
+            guard let result = results.withLock({ $0[index] }), let point = try result.get() else { break }
+            measured.append(point)
+        }
+        return measured
+    }
+
+    /// The search's last synthesized file, kept to grow the next size from (`Synthesizer.grow`):
+    /// each size is a copy of it.
+    struct GrownFile {
+        let path: String
+        /// The rows it holds; nil before the first size.
+        var rows: [String: Int]?
+    }
+
+    /// Makes the file of one size in a job directory of its own (its `input`), grown from the
+    /// size made before where that makes the same file; nil when the search's time ran out first.
+    private func synthesize(
+        _ rows: [String: Int], table: String, request: CapacityRequest, fromVersion: Int, directory: JobDirectory,
+        grown: inout GrownFile, launcher: WorkerLauncher
+    ) throws(CapacityError) -> JobDirectory? {
         let order = SynthesisOrder(
             plan: String(decoding: request.plan.document, as: UTF8.self), version: fromVersion, rows: rows, seed: Self.seed,
-            sample: hasSample(directory) ? directory.input.path : nil, out: point.input.path)
+            sample: hasSample(directory) ? directory.input.path : nil, out: grown.path, grownFrom: grown.rows)
+        // Whatever the worker left is not known to hold any rows until it answers.
+        grown.rows = nil
         guard let line = try Self.runSynthesisWorker(.synthesize, order: order, directory: directory, launcher: launcher) else {
             return nil
         }
         if let code = line.errorCode {
             throw CapacityError(code: code, "cannot synthesize \(rows[table] ?? 0) rows of \(table): \(line.errorMessage ?? code)")
         }
+        grown.rows = rows
+        do {
+            let point = try JobDirectory.create(parent: directory.path + "/points")
+            // Each size rehearses a copy: the grown file goes on growing beside it.
+            try JobInput(database: grown.path, wal: DatabaseFiles(grown.path).wal).copy(to: point.input, durable: false)
+            return point
+        } catch {
+            throw CapacityError(code: "internal", "cannot copy the synthesized file to a size's job directory: \(error)")
+        }
+    }
+
+    /// Rehearses the file made in `point` and removes it; nil when the search's time ran out first.
+    private func rehearse(
+        _ point: JobDirectory, rows: Int, request: CapacityRequest, cancellation: JobCancellation,
+        deadline: ContinuousClock.Instant
+    ) throws(CapacityError) -> (CapacityPoint, Report)? {
+        defer { Self.remove(point) }
         // The rehearsal gets what is left of the search's time once the file is made.
         let remaining = deadline - ContinuousClock.now
         guard remaining > .zero else { return nil }
@@ -138,12 +206,17 @@ public final class CapacityRehearsal: Sendable {
             CapacityPoint.StepCost(version: $0.version, elapsedMs: $0.elapsedMs, deviceMs: $0.deviceMs, peakBytes: $0.peakBytes)
         }
         var capacityPoint = CapacityPoint(
-            rows: rows[table] ?? 0, bytes: report.input.bytes, outcome: report.outcome, launches: report.launches.count,
+            rows: rows, bytes: report.input.bytes, outcome: report.outcome, launches: report.launches.count,
             elapsedMs: report.launches.map(\.elapsedMs).reduce(0, +), peakBytes: report.space.peakBytes, steps: steps)
         capacityPoint.deviceMs = report.options.clock == .device
             ? report.launches.compactMap(\.deviceMs).reduce(0, +) : nil
         capacityPoint.brokenStep = Self.brokenStep(report)
         return (capacityPoint, report)
+    }
+
+    /// Best effort: a size's files are gone with the search directory at the latest.
+    private static func remove(_ point: JobDirectory) {
+        try? FileManager.default.removeItem(atPath: point.path)
     }
 
     /// The step that broke first: the first the run left unapplied in some launch (cut by

@@ -19,6 +19,10 @@ public struct CapacityRequest: Sendable {
     /// `--bisect PERCENT`: no prediction; bisection until the sizes either side of each
     /// boundary are this close (the exhaustive reference). Nil: predict, then confirm.
     public var bisectPercent: Double?
+    /// How many sizes are rehearsed at once (the runs that confirm one prediction): the
+    /// command line's search has the machine to itself; a server's runs in the one slot
+    /// its job was given.
+    public var sideBySide = 1
 
     public static let defaultMaxRows = 100_000_000
     public static let defaultMaxSeconds = 300

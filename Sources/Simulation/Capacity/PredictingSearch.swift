@@ -2,14 +2,17 @@ import MigrationCore
 
 /// Which size to try next when the device clock makes a size's cost a function of the file
 /// alone (issue 32): measure a few sizes (the search's own geometric steps, until a first
-/// launch takes a good part of the watchdog, and one at half that size, so that the line
-/// goes through sizes where the rows' cost outweighs what a launch costs anyway), fit the
-/// costs (`CapacityModel`), predict the boundary, and confirm it with one run just below
-/// and one just above. A prediction still far beyond the sizes measured is scouted first
-/// at a quarter of it, so that the line is extrapolated a short way. When a confirmation
-/// disagrees, the costs are fitted again with the runs it added (now near the boundary) and
-/// predicted once more; when that disagrees too, `CapacitySearch` bisects from every size
-/// tried, and the answer says it searched.
+/// launch takes a good part of the watchdog), fit the costs (`CapacityModel`), predict the
+/// boundary, and confirm it with one run just below and one just above, which may run side
+/// by side (`sideBySide`). A prediction still far beyond the sizes that held is scouted
+/// first, at about two thirds of it: the nearer the sizes measured, the less a cost that
+/// bends shifts the prediction, and a scout costs less than a pair of confirmations that
+/// disagree. When a confirmation disagrees, the costs are fitted again with the runs it
+/// added (now near the boundary) and predicted once more, and only the side not yet
+/// bracketed within the precision is run again; a prediction at or beyond a size that
+/// broke is confirmed by one run as far below that size as still brackets it. After
+/// `rounds` predictions `CapacitySearch` bisects from every size tried, and the answer says
+/// it searched.
 ///
 /// Where the launches run out (beyond the first boundary, when the app still gets there
 /// after kills) is predicted by the model and not run: its sizes are several times the
@@ -30,15 +33,19 @@ struct PredictingSearch {
     /// The measuring goes on until a first launch takes this share of the watchdog.
     static let measuredShare = 0.25
     /// A confirming run lies this ratio below or above the predicted boundary, so that the
-    /// two agreeing bracket it within `margin * margin`.
-    static let margin = 1.02
+    /// two agreeing bracket it within `margin * margin`, inside `precision`.
+    static let margin = 1.022
     /// The search's precision when it predicts: an agreeing pair of confirmations is narrowed
     /// by it, and a fallback bisects as closely.
     static let precision = 1.05
     /// Predictions per boundary before the search bisects.
-    static let rounds = 2
-    /// A prediction further than this ratio beyond the largest completed size is scouted.
-    static let reach = 8
+    static let rounds = 3
+    /// A prediction further than this ratio beyond the largest size that held is scouted
+    /// first.
+    static let reach = 1.8
+    /// The scout's size, as a share of the prediction (and at most one geometric step
+    /// beyond the largest size that held, or a doubling where the model is not checked).
+    static let scoutShare = 0.69
 
     private(set) var points: [Int: CapacityPoint] = [:]
     private(set) var confirmations: [CapacityConfirmation] = []
@@ -49,6 +56,9 @@ struct PredictingSearch {
     /// The model of the last prediction.
     private(set) var model: CapacityModel?
     private var pending: [(rows: Int, boundary: CapacityBoundary, predictedRows: Int, holds: Bool)] = []
+    /// Confirming sizes handed out to run side by side: each is recorded as a confirmation
+    /// whatever the others found.
+    private var running: Set<Int> = []
     private var roundsTaken: [CapacityBoundary: Int] = [:]
 
     init(request: CapacityRequest, fromVersion: Int) {
@@ -67,6 +77,7 @@ struct PredictingSearch {
 
     mutating func next() -> CapacitySearch.Decision {
         if let confirming = pending.first { return .tryRows(confirming.rows) }
+        running.removeAll()
         let boundary = search.currentBoundary()
         let plain = search.next(boundary)
         guard predicts, !searched.contains(boundary), case .tryRows = plain else { return plain }
@@ -82,9 +93,6 @@ struct PredictingSearch {
         }
         let completed = points.values.filter { $0.outcome == .completed }.map(\.rows)
         if broke == nil && !measuredEnough(completed) { return plain }
-        if predicted.isEmpty, let largest = completed.max(), largest / 2 > search.startRows, search.tried[largest / 2] == nil {
-            return .tryRows(largest / 2)
-        }
         guard roundsTaken[boundary, default: 0] < Self.rounds, let held,
             let model = CapacityModel(points: Array(points.values), plan: plan, options: options, fromVersion: fromVersion)
         else { return bisect(boundary) }
@@ -95,18 +103,59 @@ struct PredictingSearch {
             roundsTaken[boundary, default: 0] += 1
             return confirm([(search.maxRows, true)], boundary: boundary, predictedRows: search.maxRows, plain: plain)
         }
-        // The model places no boundary inside what the runs bracketed: it has nothing to add.
-        if let broke, breaking >= broke { return bisect(boundary) }
-        if broke == nil, let largest = completed.max(), breaking > largest * Self.reach, search.tried[breaking / 4] == nil {
-            return .tryRows(breaking / 4)
+        // The model places the boundary at or beyond a size that broke: it lies below that size.
+        let beyondBroke = broke.map { breaking >= $0 } ?? false
+        let target = broke.map { min(breaking, $0) } ?? breaking
+        if Double(target) > Double(held) * Self.reach {
+            // A model that misses a size measured is not trusted for a long step.
+            let scout = min(Int(Double(target) * Self.scoutShare), held * (model.isChecked ? CapacitySearch.growth : 2))
+            if scout > held, scout < (broke ?? Int.max), search.tried[scout] == nil { return .tryRows(scout) }
+        }
+        if beyondBroke {
+            // Just below the size that broke, then: one run as far below it as still brackets
+            // the boundary within the precision.
+            predicted[boundary] = target
+            roundsTaken[boundary, default: 0] += 1
+            let below = Int((Double(target) / Self.precision).rounded(.up))
+            return confirm([(below, true)].filter { $0.0 > held }, boundary: boundary, predictedRows: target, plain: plain)
         }
         predicted[boundary] = breaking
         roundsTaken[boundary, default: 0] += 1
-        let below = Int((Double(breaking) / Self.margin).rounded(.down))
-        let above = Int((Double(breaking) * Self.margin).rounded(.up))
-        let runs = [(max(held + 1, min(below, breaking - 1)), true), (min(above, search.maxRows, (broke ?? Int.max) - 1), false)]
-            .filter { $0.0 > held && $0.0 < (broke ?? Int.max) && ($0.1 ? $0.0 < breaking : $0.0 >= breaking) }
+        let above = min(Int((Double(breaking) * Self.margin).rounded(.up)), search.maxRows, (broke ?? Int.max) - 1)
+        let below = max(held + 1, min(Int((Double(breaking) / Self.margin).rounded(.down)), breaking - 1))
+        // A side already bracketed within the precision by a size tried needs no run.
+        let needsBelow = Double(above) > Double(held) * Self.precision
+        let needsAbove = broke.map { Double($0) > Double(below) * Self.precision } ?? true
+        let runs = [(below, true, needsBelow), (above, false, needsAbove)]
+            .filter { $0.2 && $0.0 > held && $0.0 < (broke ?? Int.max) && ($0.1 ? $0.0 < breaking : $0.0 >= breaking) }
+            .map { ($0.0, $0.1) }
         return confirm(runs, boundary: boundary, predictedRows: breaking, plain: plain)
+    }
+
+    /// The sizes to rehearse at once, `rows` (what `next()` answered) first: with it, the
+    /// other confirmations of the same prediction, up to `limit` in all, or the measuring's
+    /// next step where both are cheap. Their outcomes are recorded in this order.
+    mutating func sideBySide(_ rows: Int, limit: Int) -> [Int] {
+        guard pending.first?.rows == rows else { return limit > 1 ? cheapSteps(rows) : [rows] }
+        let sizes = pending.prefix(max(1, limit)).map(\.rows)
+        running.formUnion(sizes)
+        return sizes
+    }
+
+    /// A geometric step of the measuring with the one after it, where both are cheap: the
+    /// first two sizes, or two whose first launches the largest size so far says will take
+    /// well under the share of the watchdog the measuring stops at. Only on the device
+    /// clock, where two runs side by side measure what each would alone.
+    private func cheapSteps(_ rows: Int) -> [Int] {
+        guard predicts, search.bracket(.completes).broke == nil, search.next(.completes) == .tryRows(rows) else { return [rows] }
+        let next = min(rows * CapacitySearch.growth, search.maxRows)
+        guard next > rows, search.tried[next] == nil else { return [rows] }
+        if rows == search.startRows { return [rows, next] }
+        let completed = points.values.filter { $0.outcome == .completed }
+        guard let watchdogMs = options.watchdogMs, let largest = completed.max(by: { $0.rows < $1.rows }),
+            let ms = largest.deviceMs, Double(ms * next) / Double(largest.rows) < Double(watchdogMs) * Self.measuredShare
+        else { return [rows] }
+        return [rows, next]
     }
 
     /// Enough sizes completed, and the largest took a good part of the watchdog (any part
@@ -139,8 +188,10 @@ struct PredictingSearch {
         points[point.rows] = point
         guard let index = pending.firstIndex(where: { $0.rows == point.rows }) else { return }
         let confirming = pending.remove(at: index)
-        // Sizes are monotone: once one confirming run disagrees, the other has nothing to tell.
-        if confirming.boundary.holds(point.outcome) != confirming.holds { pending.removeAll() }
+        running.remove(point.rows)
+        // Sizes are monotone: once one confirming run disagrees, one not yet run has nothing
+        // to tell.
+        if confirming.boundary.holds(point.outcome) != confirming.holds { pending.removeAll { !running.contains($0.rows) } }
         let predictedMs = model.map { Int($0.launch.at(point.rows).rounded()) } ?? 0
         let error = firstLaunch.killed ? nil : firstLaunch.deviceMs.flatMap { measured in
             measured > 0 ? (Double(predictedMs - measured) / Double(measured) * 1000).rounded() / 10 : nil

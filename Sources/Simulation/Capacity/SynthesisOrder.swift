@@ -13,8 +13,15 @@ struct SynthesisOrder: Codable, Sendable {
     var sample: String?
     /// Where the `synthesize` worker writes the database (inside the search directory).
     var out: String
+    /// The rows the database at `out` holds already, made with the same seed: it is grown
+    /// by appending where that makes the same file (`Synthesizer.grow`), else made anew.
+    var grownFrom: [String: Int]? = nil
 
     static func path(in directory: JobDirectory) -> String { directory.path + "/synthesis.json" }
+
+    enum CodingKeys: String, CodingKey {
+        case plan, version, rows, seed, sample, out, grownFrom = "grown_from"
+    }
 }
 
 /// The one line a `sample` or `synthesize` worker prints.

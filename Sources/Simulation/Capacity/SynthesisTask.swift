@@ -16,9 +16,13 @@ enum SynthesisTask {
                 EventWriter.write(SynthesisLine(userVersion: like?.userVersion, tableRows: like?.tableRows))
                 return
             }
-            let summary = try Synthesizer.synthesize(
-                SynthesisRequest(plan: plan, version: order.version, rows: order.rows, like: like, seed: order.seed),
-                to: order.out)
+            let request = SynthesisRequest(plan: plan, version: order.version, rows: order.rows, like: like, seed: order.seed)
+            let summary: SynthesisSummary
+            if let rows = order.grownFrom, let grown = try Synthesizer.grow(request, from: rows, at: order.out) {
+                summary = grown
+            } else {
+                summary = try Synthesizer.synthesize(request, to: order.out)
+            }
             EventWriter.write(SynthesisLine(tables: summary.tables, bytes: summary.bytes, journalMode: summary.journalMode))
         } catch {
             EventWriter.write(SynthesisLine(errorCode: error.code, errorMessage: error.message))

@@ -59,19 +59,34 @@ public enum Synthesizer {
 
     /// Fills the tables; answers the rows per table and the journal mode left.
     private static func fill(_ request: SynthesisRequest, at path: String) throws(SynthesisError) -> ([String: Int], String) {
-        let connection: Connection
-        let schema: SchemaShape
+        let (connection, schema) = try openForFilling(path)
+        let counts = try rowCounts(request, schema)
+        let fills = try tableFills(request, schema, counts: counts, connection)
+        let pool = textPool(fills)
+        for table in parentsFirst(schema) {
+            guard let tableFill = fills[table.name.lowercased()], tableFill.rows > 0 else { continue }
+            try run(tableFill, fills: fills, counts: counts, seed: request.seed, pool: pool, connection)
+        }
+        return try finish(request, schema, connection).get()
+    }
+
+    /// The file opened to be filled, and its schema.
+    static func openForFilling(_ path: String) throws(SynthesisError) -> (Connection, SchemaShape) {
         do {
-            connection = try Connection(path: path)
+            let connection = try Connection(path: path)
             // While it is built the file is ours: no durable journal and no syncs (defensive
             // mode refuses journal_mode=OFF; MEMORY journals only the few pages that existed).
             // Foreign keys are made to hold by construction and checked once at the end.
             try connection.execute(
                 "PRAGMA journal_mode = MEMORY; PRAGMA synchronous = OFF; PRAGMA foreign_keys = OFF; PRAGMA cache_size = -65536")
-            schema = try SchemaShape.read(connection)
+            return (connection, try SchemaShape.read(connection))
         } catch {
             throw .sqlite(error, while: "opening the new database")
         }
+    }
+
+    /// The rows asked per table, by lowercased name; an error for a table the schema lacks.
+    static func rowCounts(_ request: SynthesisRequest, _ schema: SchemaShape) throws(SynthesisError) -> [String: Int] {
         var counts: [String: Int] = [:]
         for (name, count) in request.rows {
             guard let table = schema.table(name) else {
@@ -80,6 +95,15 @@ public enum Synthesizer {
             }
             counts[table.name.lowercased()] = count
         }
+        return counts
+    }
+
+    /// How each table is filled to `counts`, by lowercased name. `made`: the rows a synthesis
+    /// put in each table already, which are not the plan's own.
+    static func tableFills(
+        _ request: SynthesisRequest, _ schema: SchemaShape, counts: [String: Int], made: [String: Int] = [:],
+        _ connection: Connection
+    ) throws(SynthesisError) -> [String: TableFill] {
         var fills: [String: TableFill] = [:]
         for (position, table) in schema.tables.enumerated() {
             let existing: Int64
@@ -91,20 +115,19 @@ public enum Synthesizer {
             }
             fills[table.name.lowercased()] = try TableFill(
                 table: table, rows: counts[table.name.lowercased()] ?? 0, counts: counts, sample: request.like,
-                salt: position + 1, existingRows: existing)
+                salt: position + 1, existingRows: existing - Int64(made[table.name.lowercased()] ?? 0))
         }
-        // One pool for every statement: a child's foreign key may cut its parent's key text.
-        let poolLength = ValueExpression.poolWindow + min(fills.values.map(longestValue).max() ?? 1, ValueExpression.maxLength)
-        let pool = SQLiteValue.blob(ValueExpression.pool(length: poolLength))
-        for table in parentsFirst(schema) {
-            guard let tableFill = fills[table.name.lowercased()], tableFill.rows > 0 else { continue }
-            try run(tableFill, fills: fills, counts: counts, seed: request.seed, pool: pool, connection)
-        }
-        return try finish(request, schema, connection).get()
+        return fills
+    }
+
+    /// One pool for every statement: a child's foreign key may cut its parent's key text.
+    static func textPool(_ fills: [String: TableFill]) -> SQLiteValue {
+        let length = ValueExpression.poolWindow + min(fills.values.map(longestValue).max() ?? 1, ValueExpression.maxLength)
+        return .blob(ValueExpression.pool(length: length))
     }
 
     /// The last check, the journal mode, the counts.
-    private static func finish(
+    static func finish(
         _ request: SynthesisRequest, _ schema: SchemaShape, _ connection: Connection
     ) -> Result<([String: Int], String), SynthesisError> {
         do {
@@ -146,10 +169,11 @@ public enum Synthesizer {
     }
 
     /// One table's rows in one transaction: the whole counter first, then the rows its
-    /// CHECKs turned down again from other starts of the stream.
-    private static func run(
+    /// CHECKs turned down again from other starts of the stream. `after`: the rows the
+    /// table holds already (a grown file), the counter starting at the next.
+    static func run(
         _ fill: TableFill, fills: [String: TableFill], counts: [String: Int], seed: UInt64, pool: SQLiteValue,
-        _ connection: Connection
+        after: Int = 0, _ connection: Connection
     ) throws(SynthesisError) {
         let values = try fill.columnValues(fills: fills, counts: counts)
         let quoted = SQLText.quote(fill.table.name)
@@ -158,7 +182,7 @@ public enum Synthesizer {
         let parameters = values.contains { $0.value.contains("?1") } ? [pool] : []
         let insert = { (start: Int64, retry: Bool) -> String in
             "INSERT OR IGNORE INTO \(quoted)(\(values.map { SQLText.quote($0.name) }.joined(separator: ", "))) "
-                + fill.counter(start: start) + " SELECT \(values.map(\.value).joined(separator: ", ")) FROM preflight_counter"
+                + fill.counter(start: start, after: after) + " SELECT \(values.map(\.value).joined(separator: ", ")) FROM preflight_counter"
                 + (retry ? presence.map { " WHERE NOT \($0)" } ?? "" : "")
         }
         var shortfall: SynthesisError?
@@ -177,11 +201,11 @@ public enum Synthesizer {
                 fruitless = total == made ? fruitless + 1 : 0
                 made = total
                 attempt += 1
-                if made >= fill.rows || fill.table.checks.isEmpty || presence == nil || fruitless == 2 { break }
+                if made >= fill.rows - after || fill.table.checks.isEmpty || presence == nil || fruitless == 2 { break }
             }
-            if made < fill.rows {
+            if made < fill.rows - after {
                 shortfall = try diagnose(
-                    fill, values: values, made: made, attempts: attempt, parameters: parameters, seed: seed, connection)
+                    fill, values: values, made: after + made, attempts: attempt, parameters: parameters, seed: seed, connection)
                 connection.rollbackIfNeeded()
             } else {
                 try connection.execute("COMMIT")

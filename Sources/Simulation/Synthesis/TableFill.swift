@@ -178,8 +178,10 @@ struct TableFill {
         return "EXISTS (SELECT 1 FROM \(SQLText.quote(table.name)) WHERE \(conditions.joined(separator: " AND ")))"
     }
 
-    /// The counter: rows 1...N with the seeded stream state `h`, started at `start`.
-    func counter(start: Int64) -> String {
-        "WITH RECURSIVE preflight_counter(n, h) AS (SELECT 1, \(start) UNION ALL SELECT n + 1, h * \(ValueExpression.streamMultiplier) % \(ValueExpression.modulus) FROM preflight_counter WHERE n < \(rows))"
+    /// The counter: rows 1...N with the seeded stream state `h`, started at `start`; from
+    /// row `after + 1` on, with the state that row has in the whole stream, for the rows
+    /// appended to a table that holds rows 1...`after` already.
+    func counter(start: Int64, after: Int = 0) -> String {
+        "WITH RECURSIVE preflight_counter(n, h) AS (SELECT \(after + 1), \(ValueExpression.advanced(start, by: after)) UNION ALL SELECT n + 1, h * \(ValueExpression.streamMultiplier) % \(ValueExpression.modulus) FROM preflight_counter WHERE n < \(rows))"
     }
 }

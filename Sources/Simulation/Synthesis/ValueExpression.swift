@@ -25,6 +25,20 @@ enum ValueExpression {
         Int64(splitMix(UInt64(truncatingIfNeeded: salt) &+ 0x5EED) % UInt64(modulus - 1)) + 1
     }
 
+    /// The stream's state `steps` rows after `state`: state * multiplier^steps mod modulus.
+    static func advanced(_ state: Int64, by steps: Int) -> Int64 {
+        var result = state % modulus
+        var factor = streamMultiplier
+        var remaining = steps
+        while remaining > 0 {
+            // Both factors stay below 2^31: their product fits in 64 bits.
+            if remaining & 1 == 1 { result = result * factor % modulus }
+            factor = factor * factor % modulus
+            remaining >>= 1
+        }
+        return result
+    }
+
     static func splitMix(_ value: UInt64) -> UInt64 {
         var z = value &+ 0x9E37_79B9_7F4A_7C15
         z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
