@@ -162,7 +162,6 @@ struct SpaceFile {
   int szChunk;          /* SQLITE_FCNTL_CHUNK_SIZE as last set, or 0 */
   int bShm;             /* This handle has the -shm mapped */
   int bDeleteOnClose;   /* The file goes away when this handle closes */
-  int bDirSync;         /* Its first xSync also syncs its directory (below) */
   i64 iReadEnd;         /* Where this handle's last read ended: a read there streams on */
   i64 iWriteEnd;        /* Where this handle's last write ended: a write there streams on */
   SpaceNode sAnon;      /* The node of a delete-on-close file */
@@ -461,8 +460,8 @@ static int spaceSync(sqlite3_file *pFile, int flags){
   if( gSpace.bRecording ) spaceLog(SPACEVFS_OP_SYNC, p->eClass, flags, 0, 0, 0);
   if( gSpace.pStats ){
     spacevfs_stats *pS = gSpace.pStats;
-    pS->run.syncs[p->eClass] += 1 + p->bDirSync;
-    pS->window.syncs[p->eClass] += 1 + p->bDirSync;
+    pS->run.syncs[p->eClass]++;
+    pS->window.syncs[p->eClass]++;
     if( p->eClass==SPACEVFS_CLASS_MAIN || p->eClass==SPACEVFS_CLASS_JOURNAL
      || p->eClass==SPACEVFS_CLASS_WAL ){
       pS->durable_syncs++;
@@ -474,7 +473,6 @@ static int spaceSync(sqlite3_file *pFile, int flags){
       }
     }
   }
-  p->bDirSync = 0;
   pthread_mutex_unlock(&gSpace.mutex);
   rc = p->pReal->pMethods->xSync(p->pReal, flags);
   spaceAfterIo();
@@ -663,11 +661,6 @@ static int spaceOpen(sqlite3_vfs *pVfs, sqlite3_filename zName,
   p->pReal = (sqlite3_file*)&p[1];
   p->eClass = spaceClassOf(flags);
   p->bDeleteOnClose = zName==0 || (flags & SQLITE_OPEN_DELETEONCLOSE)!=0;
-  /* The unix VFS (os_unix.c, here and on Android) syncs the directory at the first
-  ** xSync of a journal or WAL it opened to create, so that the new name is durable:
-  ** one more flush the device pays, at every rollback-journal transaction. */
-  p->bDirSync = (flags & SQLITE_OPEN_CREATE)!=0
-    && (flags & (SQLITE_OPEN_MAIN_JOURNAL|SQLITE_OPEN_WAL|SQLITE_OPEN_SUPER_JOURNAL))!=0;
   if( !p->bDeleteOnClose ){
     zCopy = sqlite3_mprintf("%s", zName);
     if( zCopy==0 ) return SQLITE_NOMEM;
@@ -733,10 +726,6 @@ static int spaceDelete(sqlite3_vfs *pVfs, const char *zPath, int dirSync){
     pthread_mutex_lock(&gSpace.mutex);
     if( gSpace.bRecording && rc==SQLITE_OK ){
       spaceLog(SPACEVFS_OP_DELETE, spaceClassOfPath(zPath), dirSync, 0, 0, 0);
-    }
-    if( dirSync && gSpace.pStats ){   /* the directory's flush (synchronous=EXTRA) */
-      gSpace.pStats->run.syncs[spaceClassOfPath(zPath)]++;
-      gSpace.pStats->window.syncs[spaceClassOfPath(zPath)]++;
     }
     pNode = spaceFindNode(zPath);
     if( pNode ){

@@ -36,25 +36,6 @@ struct SpaceVFSTests {
         #expect(closed.full_errors == 0)
     }
 
-    /// A rollback-journal commit at `synchronous=FULL` flushes four times (strace shows the
-    /// same): the journal twice, the directory that now names the journal (the unix VFS's
-    /// first sync of a journal it created), and the database. The directory's flush is one
-    /// the phone's SQLite pays too, so the device clock must see it: it counts with the journal.
-    @Test func aRollbackJournalCommitCountsTheDirectorysFlush() throws {
-        let scratch = try Scratch()
-        try scratch.startAccounting()
-        let db = try TestDB(scratch.path("main.db"))
-        try db.run("PRAGMA journal_mode=DELETE")
-        try db.run("PRAGMA synchronous=FULL")
-        try db.run("CREATE TABLE t(x)")
-        let before = snapshot()
-        try db.run("INSERT INTO t VALUES (1)")
-        let after = snapshot()
-        db.close()
-        #expect(after.run.syncs(.journal) - before.run.syncs(.journal) == 3)
-        #expect(after.run.syncs(.main) - before.run.syncs(.main) == 1)
-    }
-
     @Test func walAndShmAreCountedWhileOpenAndGoneAfterClose() throws {
         let scratch = try Scratch()
         try scratch.startAccounting()

@@ -36,7 +36,7 @@ typedef struct spacevfs_counters {
     int64_t bytes[SPACEVFS_CLASS_COUNT];          /* current size per class */
     int64_t peak_bytes[SPACEVFS_CLASS_COUNT];     /* highest size per class */
     int64_t bytes_written[SPACEVFS_CLASS_COUNT];  /* bytes passed to xWrite per class */
-    int64_t syncs[SPACEVFS_CLASS_COUNT];          /* flushes per class: xSync calls, and the directory syncs the unix VFS adds (spacevfs.c) */
+    int64_t syncs[SPACEVFS_CLASS_COUNT];          /* xSync calls per class */
     int64_t write_calls[SPACEVFS_CLASS_COUNT];    /* xWrite calls per class */
     int64_t reads[SPACEVFS_CLASS_COUNT];          /* xRead calls per class */
     int64_t bytes_read[SPACEVFS_CLASS_COUNT];     /* bytes asked of xRead per class */
