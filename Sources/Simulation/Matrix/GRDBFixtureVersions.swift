@@ -33,10 +33,11 @@ enum GRDBFixtureVersions {
         _ input: JobInput, request: MatrixRequest, directory: JobDirectory, workerExecutable: String,
         cancellation: JobCancellation, deadline: ContinuousClock.Instant
     ) -> Int? {
-        guard let place = try? JobDirectory.create(parent: directory.path + "/fixture-versions") else { return nil }
+        guard let first = request.devices.first,
+            let place = try? JobDirectory.create(parent: directory.path + "/fixture-versions")
+        else { return nil }
         // Best effort: the matrix's directory goes, with this in it, at the latest.
         defer { try? FileManager.default.removeItem(atPath: place.path) }
-        let first = request.devices[0]
         let job = Job(directory: place, input: input, plan: request.plan, options: first.options, device: first.profile)
         let run = JobRun(
             job: job,
