@@ -12,8 +12,8 @@ import Foundation
 /// Cases: the notes plan on android-30, android-low-end and ios-launch; two corpus apps whose
 /// chains rewrite a table (wikipedia-android's history table on android-low-end, k9mail's
 /// folders on android-34, whose SQLite its later steps need); an index
-/// build (a sort, not linear in the rows). Prints the ratio per case and its median and
-/// range over the cases. With `--accuracy`, also the exhaustive reference (`--bisect 1`) for
+/// build (a sort, not linear in the rows). Prints each run's ratio, each case's median and
+/// range over its runs (the goal holds per case), then the same over every run. With `--accuracy`, also the exhaustive reference (`--bisect 1`) for
 /// each case on the same device clock: the predicted boundary, the exhaustive one, the error
 /// in percent, and the method.
 func runCapacityBenchmark(arguments: [String]) throws {
@@ -51,6 +51,8 @@ func runCapacityBenchmark(arguments: [String]) throws {
     var ratios: [Double] = []
     var accuracy: [String] = []
     for item in cases {
+        var caseRatios: [Double] = []
+        defer { printMedian(of: caseRatios, label: item.name) }
         for run in 1...runs {
             let arguments = [
                 "--plan", item.plan, "--device", item.device, "--from", String(item.from), "--table", item.table,
@@ -72,6 +74,7 @@ func runCapacityBenchmark(arguments: [String]) throws {
             try? FileManager.default.removeItem(atPath: file)
             let ratio = capacity.seconds / baseline
             ratios.append(ratio)
+            caseRatios.append(ratio)
             print(
                 "\(item.name): capacity \(format(capacity.seconds)) s (\(answer.method), \(answer.points) sizes), one run at "
                     + "\(rows) rows \(format(baseline)) s; ratio \(String(format: "%.2fx", ratio))")
@@ -86,11 +89,7 @@ func runCapacityBenchmark(arguments: [String]) throws {
             }
         }
     }
-    ratios.sort()
-    if !ratios.isEmpty {
-        print("capacity / one run at the boundary: median \(String(format: "%.2fx", ratios[ratios.count / 2])) "
-            + "(\(String(format: "%.2f-%.2fx", ratios[0], ratios[ratios.count - 1]))) over \(ratios.count) measurements")
-    }
+    printMedian(of: ratios, label: "all cases")
     if !accuracy.isEmpty {
         print("| case | predicted boundary (rows) | exhaustive, 1% (rows) | error % | method |")
         print("|---|---|---|---|---|")
@@ -138,3 +137,12 @@ private func corpusPlan(_ corpus: String, _ app: String, in root: String) throws
 }
 
 private func format(_ seconds: Double) -> String { String(format: "%.1f", seconds) }
+
+/// "LABEL: capacity / one run at the boundary: median M (min-max) over N", the goal being
+/// each case's median.
+private func printMedian(of ratios: [Double], label: String) {
+    guard !ratios.isEmpty else { return }
+    let sorted = ratios.sorted()
+    print("\(label): capacity / one run at the boundary: median \(String(format: "%.2fx", sorted[sorted.count / 2])) "
+        + "(\(String(format: "%.2f-%.2fx", sorted[0], sorted[sorted.count - 1]))) over \(sorted.count) measurements")
+}
