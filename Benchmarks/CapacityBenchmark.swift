@@ -1,4 +1,5 @@
 import Foundation
+import Simulation
 
 /// `preflight-bench capacity [--runs 1] [--accuracy] [--case NAME] [--preflight PATH] [--plans DIR] [--corpus DIR]`
 ///
@@ -65,7 +66,7 @@ func runCapacityBenchmark(arguments: [String]) throws {
             }
             let file = root + "/boundary-\(run).db"
             _ = try Program(executable, [
-                "synthesize", "--plan", item.plan, "--version", String(item.from), "--rows", "\(item.table)=\(rows)", "--seed", "1",
+                "synthesize", "--plan", item.plan, "--version", String(item.from), "--rows", "\(item.table)=\(rows)", "--seed", "\(SynthesisRequest.rehearsalSeed)",
                 "--out", file,
             ], quiet: true).run()
             var single = Program(executable, ["run", "--db", file, "--plan", item.plan, "--device", item.device], quiet: true)

@@ -38,7 +38,7 @@ func runMatrixBenchmark(arguments: [String]) throws {
         let path = root + "/v\(version).db"
         synthesisSeconds += try Program(
             executable,
-            ["synthesize", "--plan", plan, "--version", "\(version)", "--rows", "notes=\(rows)", "--seed", "\(MatrixBench.seed)", "--out", path],
+            ["synthesize", "--plan", plan, "--version", "\(version)", "--rows", "notes=\(rows)", "--seed", "\(SynthesisRequest.rehearsalSeed)", "--out", path],
             quiet: true
         ).run().seconds
         files.append(path)
@@ -87,9 +87,6 @@ func runMatrixBenchmark(arguments: [String]) throws {
 }
 
 enum MatrixBench {
-    /// `MatrixRehearsal`'s seed, which `preflight synthesize --seed` takes.
-    static let seed = 1
-
     static func newestVersion(_ plan: String) throws -> Int {
         let data = try Data(contentsOf: URL(fileURLWithPath: plan))
         let steps = (try JSONSerialization.jsonObject(with: data) as? [String: Any])?["steps"] as? [[String: Any]] ?? []

@@ -102,7 +102,7 @@ struct CapacityTests {
         for point in [held, broke] {
             let database = directory.file("items-\(point.rows).db")
             let made = try PreflightProcess.run([
-                "synthesize", "--plan", plan, "--version", "1", "--rows", "items=\(point.rows)", "--seed", "1", "--out", database,
+                "synthesize", "--plan", plan, "--version", "1", "--rows", "items=\(point.rows)", "--seed", "\(SynthesisRequest.rehearsalSeed)", "--out", database,
             ])
             #expect(made.status == 0, "stderr: \(made.stderr)")
             let run = try PreflightProcess.run(["run", "--db", database, "--plan", plan] + onSlowPhone + options)

@@ -72,7 +72,7 @@ struct MatrixCommandTests {
                 file = directory.file("v\(version).db")
                 let made = try PreflightProcess.run(
                     ["synthesize", "--plan", "Config/plans/notes.json", "--version", "\(version)", "--rows", "notes=\(Self.rows)",
-                     "--seed", "1", "--out", file])
+                     "--seed", "\(SynthesisRequest.rehearsalSeed)", "--out", file])
                 #expect(made.status == 0, "\(made.stderr)")
             }
             for device in Self.devices {

@@ -11,8 +11,6 @@ import Synchronization
 /// one; each size gets a job directory of its own under `points/`, removed once measured.
 public final class CapacityRehearsal: Sendable {
     let workerExecutable: String
-    /// Synthesis is deterministic for a seed: the same search makes the same files.
-    static let seed: UInt64 = 1
 
     public init(workerExecutable: String) {
         self.workerExecutable = workerExecutable
@@ -166,7 +164,7 @@ public final class CapacityRehearsal: Sendable {
         grown: inout GrownFile, launcher: WorkerLauncher
     ) throws(CapacityError) -> JobDirectory? {
         let order = SynthesisOrder(
-            plan: String(decoding: request.plan.document, as: UTF8.self), version: fromVersion, rows: rows, seed: Self.seed,
+            plan: String(decoding: request.plan.document, as: UTF8.self), version: fromVersion, rows: rows, seed: SynthesisRequest.rehearsalSeed,
             sample: hasSample(directory) ? directory.input.path : nil, out: grown.path, grownFrom: grown.rows)
         // Whatever the worker left is not known to hold any rows until it answers.
         grown.rows = nil
@@ -257,7 +255,7 @@ public final class CapacityRehearsal: Sendable {
     {
         guard hasSample(directory) else { return nil }
         let order = SynthesisOrder(
-            plan: String(decoding: request.plan.document, as: UTF8.self), version: 0, rows: [:], seed: Self.seed,
+            plan: String(decoding: request.plan.document, as: UTF8.self), version: 0, rows: [:], seed: SynthesisRequest.rehearsalSeed,
             sample: directory.input.path, out: "")
         guard let line = try Self.runSynthesisWorker(.sample, order: order, directory: directory, launcher: launcher) else {
             throw CapacityError(code: "time_limit", "max_seconds (\(request.maxSeconds) s) ran out while the sample was read")

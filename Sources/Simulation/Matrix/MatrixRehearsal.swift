@@ -13,8 +13,6 @@ import MigrationCore
 /// under GRDB `fixture-versions/<id>/` per fixture read (removed once read).
 public final class MatrixRehearsal: Sendable {
     let workerExecutable: String
-    /// Synthesis is deterministic for a seed: every shard of a matrix makes the same files.
-    static let seed: UInt64 = 1
 
     public init(workerExecutable: String) {
         self.workerExecutable = workerExecutable
@@ -75,7 +73,7 @@ public final class MatrixRehearsal: Sendable {
             executable: workerExecutable, job: Job(directory: place, plan: request.plan, options: first.options, device: first.profile),
             jobID: place.id, cancellation: cancellation, jobDeadline: deadline)
         let order = SynthesisOrder(
-            plan: String(decoding: request.plan.document, as: UTF8.self), version: 0, rows: [:], seed: Self.seed,
+            plan: String(decoding: request.plan.document, as: UTF8.self), version: 0, rows: [:], seed: SynthesisRequest.rehearsalSeed,
             sample: place.input.path, out: "")
         guard let line = try? CapacityRehearsal.runSynthesisWorker(.sample, order: order, directory: place, launcher: launcher)
         else { return [:] }

@@ -173,7 +173,7 @@ final class MatrixWork: @unchecked Sendable {
             let place = try JobDirectory.create(parent: directory.path + "/synthesized")
             let first = request.devices[0]
             let (path, summary) = try SynthesisInWorker.synthesize(
-                plan: request.plan, version: version, rows: request.rows, seed: MatrixRehearsal.seed, sample: request.sample,
+                plan: request.plan, version: version, rows: request.rows, seed: SynthesisRequest.rehearsalSeed, sample: request.sample,
                 job: Job(directory: place, plan: request.plan, options: first.options, device: first.profile),
                 workerExecutable: workerExecutable, maxSeconds: remainingSeconds, cancellation: parent)
             file = .ready(JobInput(database: path, wal: nil))

@@ -10,6 +10,11 @@ public struct SynthesisRequest: Sendable {
     public var like: SampleShape?
     public var seed: UInt64
 
+    /// The seed a capacity search and a matrix synthesize with. Synthesis is deterministic
+    /// for a seed: every shard of a matrix makes the same files, and a benchmark's
+    /// `preflight synthesize --seed` makes the very file a search or a matrix rehearsed.
+    public static let rehearsalSeed: UInt64 = 1
+
     public init(plan: Plan, version: Int, rows: [String: Int], like: SampleShape?, seed: UInt64) {
         self.plan = plan
         self.version = version
