@@ -60,11 +60,6 @@
 **   written, and full_errors is incremented.  Writes inside the current size
 **   are never refused.
 **
-**   Flushed bytes: each node counts the bytes written to its file since the
-**   file's last sync; an xSync adds them to bytes_flushed (per class) and
-**   starts again from zero, so the device clock can charge a flush by what it
-**   carries.
-**
 **   Durable points and faults: every xSync of a main database, journal or WAL
 **   increments durable_syncs, every xWrite increments writes, both across
 **   processes (the stats file lives through the launches).  A worker of a
@@ -153,7 +148,6 @@ struct SpaceNode {
   int bEmbedded;        /* Lives inside a SpaceFile: never freed */
   i64 szFile;           /* Counted size of the file */
   i64 szShm;            /* Counted size of its -shm (main databases only) */
-  i64 nUnsynced;        /* Bytes written to the file since its last sync */
   SpaceNode *pNext;     /* Next in gSpace.pNodes */
 };
 
@@ -428,7 +422,6 @@ static int spaceWrite(sqlite3_file *pFile, const void *zBuf, int iAmt,
       }
     }
     p->iWriteEnd = iEnd;
-    p->pNode->nUnsynced += iAmt;
     if( iEnd>p->pNode->szFile ) spaceSetSize(p->pNode, iEnd);
     if( gSpace.bRecording ) spaceLog(SPACEVFS_OP_WRITE, p->eClass, 0, iOfst, iAmt, zBuf);
     pthread_mutex_unlock(&gSpace.mutex);
@@ -457,10 +450,8 @@ static int spaceTruncate(sqlite3_file *pFile, sqlite3_int64 size){
 }
 
 /*
-** Sync, counted per class, with the bytes it makes durable: those written to
-** the file (through any handle) since its previous sync, which a flush's time
-** grows with.  A sync of the main database, its journal or its WAL is a
-** durable point of the run (what a kill sweep kills just before).
+** Sync, counted per class.  A sync of the main database, its journal or its
+** WAL is a durable point of the run (what a kill sweep kills just before).
 */
 static int spaceSync(sqlite3_file *pFile, int flags){
   SpaceFile *p = (SpaceFile*)pFile;
@@ -471,8 +462,6 @@ static int spaceSync(sqlite3_file *pFile, int flags){
     spacevfs_stats *pS = gSpace.pStats;
     pS->run.syncs[p->eClass]++;
     pS->window.syncs[p->eClass]++;
-    pS->run.bytes_flushed[p->eClass] += p->pNode->nUnsynced;
-    pS->window.bytes_flushed[p->eClass] += p->pNode->nUnsynced;
     if( p->eClass==SPACEVFS_CLASS_MAIN || p->eClass==SPACEVFS_CLASS_JOURNAL
      || p->eClass==SPACEVFS_CLASS_WAL ){
       pS->durable_syncs++;
@@ -484,7 +473,6 @@ static int spaceSync(sqlite3_file *pFile, int flags){
       }
     }
   }
-  p->pNode->nUnsynced = 0;
   pthread_mutex_unlock(&gSpace.mutex);
   rc = p->pReal->pMethods->xSync(p->pReal, flags);
   spaceAfterIo();
@@ -943,7 +931,6 @@ void spacevfs_window_begin(int32_t tag){
     pW->peak_total_bytes = pS->run.total_bytes;
     memset(pW->bytes_written, 0, sizeof(pW->bytes_written));
     memset(pW->syncs, 0, sizeof(pW->syncs));
-    memset(pW->bytes_flushed, 0, sizeof(pW->bytes_flushed));
     memset(pW->write_calls, 0, sizeof(pW->write_calls));
     memset(pW->reads, 0, sizeof(pW->reads));
     memset(pW->bytes_read, 0, sizeof(pW->bytes_read));

@@ -309,56 +309,6 @@ struct SpaceVFSTests {
         #expect(scattered.randomWrites(.main) * 2 > scattered.writeCalls(.main))
     }
 
-    // MARK: - Flushed bytes
-
-    /// A sync carries the bytes written to its file since the file's previous sync (the
-    /// device clock charges a flush by them): with a rollback journal and synchronous FULL
-    /// every byte written to the database and its journal is synced by the commit; with
-    /// synchronous OFF none is; in WAL with NORMAL the log's frames wait for the checkpoint.
-    @Test func aSyncCarriesTheBytesWrittenSinceTheFilesPreviousSync() throws {
-        let scratch = try Scratch()
-        try scratch.startAccounting()
-        let db = try TestDB(scratch.path("main.db"))
-        try db.run("PRAGMA journal_mode=DELETE; PRAGMA synchronous=FULL")
-        try db.run("CREATE TABLE t(id INTEGER PRIMARY KEY, payload TEXT)")
-        try db.run(insertRows(5_000))
-        try db.run("UPDATE t SET payload = upper(payload) || 'x'")
-        let full = snapshot().run
-        #expect(full.written(.main) > 500_000 && full.written(.journal) > 500_000)
-        #expect(full.flushed(.main) == full.written(.main))
-        #expect(full.flushed(.journal) == full.written(.journal))
-
-        spacevfs_window_begin(1)
-        try db.run("PRAGMA synchronous=OFF")
-        try db.run("UPDATE t SET payload = lower(payload)")
-        let off = snapshot().window
-        #expect(off.written(.main) > 500_000)
-        #expect(off.syncs(.main) == 0 && off.flushed(.main) == 0)
-
-        spacevfs_window_begin(2)
-        try db.run("PRAGMA synchronous=FULL")
-        try db.run("UPDATE t SET payload = payload WHERE id = 1")
-        let next = snapshot().window
-        // The next commit's sync of the database carries what OFF left unsynced too.
-        #expect(next.flushed(.main) == off.written(.main) + next.written(.main))
-        db.close()
-
-        let wal = try TestDB(scratch.path("wal.db"))
-        #expect(try wal.text("PRAGMA journal_mode=WAL") == "wal")
-        try wal.run("PRAGMA synchronous=NORMAL; PRAGMA wal_autocheckpoint=0")
-        spacevfs_window_begin(3)
-        try wal.run("CREATE TABLE t(id INTEGER PRIMARY KEY, payload TEXT)")
-        try wal.run(insertRows(2_000))
-        let logged = snapshot().window
-        #expect(logged.written(.wal) > 200_000 && logged.flushed(.wal) == 0)
-        try wal.run("PRAGMA wal_checkpoint(FULL)")
-        let checkpointed = snapshot().window
-        #expect(checkpointed.flushed(.wal) == checkpointed.written(.wal))
-        #expect(checkpointed.flushed(.main) == checkpointed.written(.main))
-        #expect(checkpointed.flushed(.main) > 200_000)
-        wal.close()
-    }
-
     // MARK: - Re-registration
 
     @Test func reRegisteringRecountsOpenFilesAndForgetsClosedOnes() throws {
@@ -401,7 +351,6 @@ extension spacevfs_counters {
     fileprivate func peak(_ c: FileClass) -> Int64 { Self.element(peak_bytes, c) }
     fileprivate func written(_ c: FileClass) -> Int64 { Self.element(bytes_written, c) }
     fileprivate func syncs(_ c: FileClass) -> Int64 { Self.element(syncs, c) }
-    fileprivate func flushed(_ c: FileClass) -> Int64 { Self.element(bytes_flushed, c) }
     fileprivate func writeCalls(_ c: FileClass) -> Int64 { Self.element(write_calls, c) }
     fileprivate func randomWrites(_ c: FileClass) -> Int64 { Self.element(random_writes, c) }
     fileprivate func reads(_ c: FileClass) -> Int64 { Self.element(reads, c) }

@@ -14,7 +14,7 @@ public enum SlowPhone {
         {"name": "slow-phone", "description": "a test phone",
          "speed": {"cpu": {"geekbench5_single_core": 40},
                    "storage": {"read_mb_per_s": 50, "write_mb_per_s": 20, "read_latency_us": 200,
-                               "write_latency_us": 20, "flush_ms": 8, "flush_mb_per_s": 20},
+                               "write_latency_us": 20, "flush_ms": 8},
                    "start_ms": 50}}
         """
 

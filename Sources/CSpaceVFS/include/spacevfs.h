@@ -42,7 +42,6 @@ typedef struct spacevfs_counters {
     int64_t bytes_read[SPACEVFS_CLASS_COUNT];     /* bytes asked of xRead per class */
     int64_t random_reads[SPACEVFS_CLASS_COUNT];   /* xRead calls not starting where the handle's last read ended */
     int64_t random_writes[SPACEVFS_CLASS_COUNT];  /* xWrite calls not starting where the handle's last write ended */
-    int64_t bytes_flushed[SPACEVFS_CLASS_COUNT];  /* at each xSync, the bytes written to that file since its previous sync */
 } spacevfs_counters;
 
 typedef struct spacevfs_stats {
@@ -63,7 +62,7 @@ typedef struct spacevfs_stats {
 } spacevfs_stats;
 
 #define SPACEVFS_MAGIC 0x50465356u /* "PFSV" */
-#define SPACEVFS_LAYOUT_VERSION 5u
+#define SPACEVFS_LAYOUT_VERSION 4u
 
 /*
 ** Parent side: create (or truncate) the stats file at zPath with the given quota

@@ -99,14 +99,12 @@ enum DeviceProfileDecoder {
                 cacheMissNs: try cpuFields.positive("cache_miss_ns", allowZero: true))
         }
         let storageFields = Fields(object: storageObject, source: source, prefix: "speed.storage.")
-        try storageFields.rejectUnknown(
-            ["read_mb_per_s", "write_mb_per_s", "read_latency_us", "write_latency_us", "flush_ms", "flush_mb_per_s"])
+        try storageFields.rejectUnknown(["read_mb_per_s", "write_mb_per_s", "read_latency_us", "write_latency_us", "flush_ms"])
         let storage = SpeedModel.Storage(
             readMBPerS: try storageFields.positive("read_mb_per_s"), writeMBPerS: try storageFields.positive("write_mb_per_s"),
             readLatencyUs: try storageFields.positive("read_latency_us", allowZero: true),
             writeLatencyUs: try storageFields.positive("write_latency_us", allowZero: true),
-            flushMs: try storageFields.positive("flush_ms", allowZero: true),
-            flushMBPerS: try storageFields.positive("flush_mb_per_s"))
+            flushMs: try storageFields.positive("flush_ms", allowZero: true))
         let startMs = object["start_ms"] == nil ? 0 : try fields.positive("start_ms", allowZero: true)
         return SpeedModel(cpu: cpu, storage: storage, startMs: startMs)
     }

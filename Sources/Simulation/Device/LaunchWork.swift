@@ -47,7 +47,6 @@ final class LaunchWork: WorkMeter {
         counts.randomWrites = sum(stats.run.random_writes)
         counts.bytesWritten = sum(stats.run.bytes_written)
         counts.syncs = sum(stats.run.syncs, classes: durableClasses)
-        counts.bytesFlushed = sum(stats.run.bytes_flushed, classes: durableClasses)
         return counts
     }
 

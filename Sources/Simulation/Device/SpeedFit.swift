@@ -16,7 +16,7 @@ struct SpeedFit {
         [
             Double(work.sqlite.vmSteps), Double(work.sqlite.sortWork), Double(work.sqlite.cacheMisses),
             Double(work.randomReads), Double(work.bytesRead), Double(work.randomWrites), Double(work.bytesWritten),
-            Double(work.syncs), Double(work.bytesFlushed),
+            Double(work.syncs),
         ]
     }
 
@@ -36,7 +36,7 @@ struct SpeedFit {
             cpu: SpeedModel.CPU(vmStepNs: costs[0] * 1e6, sortNs: costs[1] * 1e6, cacheMissNs: costs[2] * 1e6),
             storage: SpeedModel.Storage(
                 readMBPerS: rate(costs[4]), writeMBPerS: rate(costs[6]), readLatencyUs: costs[3] * 1000,
-                writeLatencyUs: costs[5] * 1000, flushMs: costs[7], flushMBPerS: rate(costs[8])),
+                writeLatencyUs: costs[5] * 1000, flushMs: costs[7]),
             startMs: startMs)
     }
 

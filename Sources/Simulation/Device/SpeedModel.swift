@@ -58,21 +58,13 @@ public struct SpeedModel: Sendable, Equatable {
         public var writeLatencyUs: Double
         /// Per sync of the database, its journal or its WAL: the flush a commit waits for.
         public var flushMs: Double
-        /// The rate a sync puts on the medium the bytes written since the file's previous
-        /// sync: a write lands in the page cache, the device's work waits for the flush, so
-        /// a commit that carries more takes longer.
-        public var flushMBPerS: Double
 
-        public init(
-            readMBPerS: Double, writeMBPerS: Double, readLatencyUs: Double, writeLatencyUs: Double, flushMs: Double,
-            flushMBPerS: Double
-        ) {
+        public init(readMBPerS: Double, writeMBPerS: Double, readLatencyUs: Double, writeLatencyUs: Double, flushMs: Double) {
             self.readMBPerS = readMBPerS
             self.writeMBPerS = writeMBPerS
             self.readLatencyUs = readLatencyUs
             self.writeLatencyUs = writeLatencyUs
             self.flushMs = flushMs
-            self.flushMBPerS = flushMBPerS
         }
     }
 
@@ -98,8 +90,7 @@ public struct SpeedModel: Sendable, Equatable {
         let readMs = Double(work.randomReads) * storage.readLatencyUs / 1000 + Double(work.bytesRead) / storage.readMBPerS / 1000
         let writeMs = Double(work.randomWrites) * storage.writeLatencyUs / 1000
             + Double(work.bytesWritten) / storage.writeMBPerS / 1000
-        let syncMs = Double(work.syncs) * storage.flushMs + Double(work.bytesFlushed) / storage.flushMBPerS / 1000
-        return DeviceTime(cpuMs: cpuNs / 1_000_000, readMs: readMs, writeMs: writeMs, syncMs: syncMs)
+        return DeviceTime(cpuMs: cpuNs / 1_000_000, readMs: readMs, writeMs: writeMs, syncMs: Double(work.syncs) * storage.flushMs)
     }
 }
 
@@ -116,9 +107,6 @@ public struct WorkCounts: Sendable, Equatable {
     /// Syncs of the database, its journal and its WAL (a temp file's sync flushes nothing
     /// that must last, and SQLite does not ask for one).
     public var syncs: Int64 = 0
-    /// What those syncs made durable: at each, the bytes written to that file since its
-    /// previous sync.
-    public var bytesFlushed: Int64 = 0
 
     public init() {}
 
@@ -130,7 +118,6 @@ public struct WorkCounts: Sendable, Equatable {
         result.randomWrites = left.randomWrites - right.randomWrites
         result.bytesWritten = left.bytesWritten - right.bytesWritten
         result.syncs = left.syncs - right.syncs
-        result.bytesFlushed = left.bytesFlushed - right.bytesFlushed
         return result
     }
 }
@@ -148,6 +135,6 @@ extension SpeedModel.CPU: Codable {
 extension SpeedModel.Storage: Codable {
     enum CodingKeys: String, CodingKey {
         case readMBPerS = "read_mb_per_s", writeMBPerS = "write_mb_per_s", readLatencyUs = "read_latency_us"
-        case writeLatencyUs = "write_latency_us", flushMs = "flush_ms", flushMBPerS = "flush_mb_per_s"
+        case writeLatencyUs = "write_latency_us", flushMs = "flush_ms"
     }
 }
