@@ -4,8 +4,9 @@ import MigrationCore
 /// `preflight-bench clock [--runs 3] [--rows 1000000] [--corpus-rows 100000] [--modes delete,wal]
 ///  [--cases notes,rebuild,chunked,add-column,backfill,corpus] [--preflight PATH]`
 ///
-/// Whether the device clock's model holds on this machine: `preflight calibrate` once (its
-/// own fixed workload), then each migration of the benchmark set run with the printed
+/// Whether the device clock's model holds on this machine: `preflight calibrate --rounds 5`
+/// once (its own fixed workload, each piece's median over five rounds, as a shared machine's
+/// neighbours move single timings), then each migration of the benchmark set run with the printed
 /// profile, as a whole process, in a rollback-journal and a WAL profile of the same speed.
 /// Per case, the run's modelled time (the launches' `device_ms` of a `preflight run --clock
 /// device`) against its measured time (the launches' `elapsed_ms` of a `preflight run
@@ -36,7 +37,7 @@ func runClockBenchmark(arguments: [String]) throws {
     defer { try? FileManager.default.removeItem(atPath: root) }
 
     print("load when started: \(loadAverage())")
-    let calibration = try Program(executable, ["calibrate"], capturesOutput: true).run()
+    let calibration = try Program(executable, ["calibrate", "--rounds", "5"], capturesOutput: true).run()
     print("preflight calibrate: \(String(format: "%.1f", calibration.seconds)) s; the profile it printed:")
     print(String(decoding: calibration.output, as: UTF8.self))
     try ClockBench.writeProfiles(calibration.output, modes: modes, in: root + "/devices")
