@@ -134,7 +134,8 @@ struct PredictingSearch {
 
     /// The sizes to rehearse at once, `rows` (what `next()` answered) first: with it, the
     /// other confirmations of the same prediction, up to `limit` in all, or the measuring's
-    /// next step where both are cheap. Their outcomes are recorded in this order.
+    /// next step where the search would try it next anyway (`cheapSteps`). Their outcomes
+    /// are recorded in this order.
     mutating func sideBySide(_ rows: Int, limit: Int) -> [Int] {
         guard pending.first?.rows == rows else { return limit > 1 ? cheapSteps(rows) : [rows] }
         let sizes = pending.prefix(max(1, limit)).map(\.rows)
@@ -142,10 +143,12 @@ struct PredictingSearch {
         return sizes
     }
 
-    /// A geometric step of the measuring with the one after it, where both are cheap: the
-    /// first two sizes, or two whose first launches the largest size so far says will take
-    /// well under the share of the watchdog the measuring stops at. Only on the device
-    /// clock, where two runs side by side measure what each would alone.
+    /// A geometric step of the measuring with the one after it, where the search would try
+    /// that one next anyway: the first two sizes, or a size whose first launch the largest
+    /// so far says will take under the share of the watchdog the measuring stops at, so
+    /// that the measuring goes on past it whenever it completes as said. Side by side, the
+    /// smaller one's rehearsal costs no time of its own. Only on the device clock, where two
+    /// runs side by side measure what each would alone.
     private func cheapSteps(_ rows: Int) -> [Int] {
         guard predicts, search.bracket(.completes).broke == nil, search.next(.completes) == .tryRows(rows) else { return [rows] }
         let next = min(rows * CapacitySearch.growth, search.maxRows)
@@ -153,7 +156,7 @@ struct PredictingSearch {
         if rows == search.startRows { return [rows, next] }
         let completed = points.values.filter { $0.outcome == .completed }
         guard let watchdogMs = options.watchdogMs, let largest = completed.max(by: { $0.rows < $1.rows }),
-            let ms = largest.deviceMs, Double(ms * next) / Double(largest.rows) < Double(watchdogMs) * Self.measuredShare
+            let ms = largest.deviceMs, Double(ms * rows) / Double(largest.rows) < Double(watchdogMs) * Self.measuredShare
         else { return [rows] }
         return [rows, next]
     }
