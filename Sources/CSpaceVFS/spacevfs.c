@@ -182,6 +182,7 @@ static struct {
   i64 nMainWrites;             /* Main database writes in this process, once armed */
   int bRecording;              /* Operations are logged to fdLog */
   int fdLog;                   /* The operation log (spacevfs_record_operations) */
+  int bCountFlushesOnly;       /* Syncs are counted, not passed on (spacevfs_count_flushes_only) */
 } gSpace = { .mutex = PTHREAD_MUTEX_INITIALIZER };
 
 #define REALVFS (gSpace.pReal)
@@ -452,11 +453,15 @@ static int spaceTruncate(sqlite3_file *pFile, sqlite3_int64 size){
 /*
 ** Sync, counted per class.  A sync of the main database, its journal or its
 ** WAL is a durable point of the run (what a kill sweep kills just before).
+** It is passed on to the real file unless only flushes are counted: then it
+** is counted, logged and can be killed at all the same, and returns at once.
 */
 static int spaceSync(sqlite3_file *pFile, int flags){
   SpaceFile *p = (SpaceFile*)pFile;
-  int rc;
+  int rc = SQLITE_OK;
+  int bFlush;
   pthread_mutex_lock(&gSpace.mutex);
+  bFlush = !gSpace.bCountFlushesOnly;
   if( gSpace.bRecording ) spaceLog(SPACEVFS_OP_SYNC, p->eClass, flags, 0, 0, 0);
   if( gSpace.pStats ){
     spacevfs_stats *pS = gSpace.pStats;
@@ -474,7 +479,7 @@ static int spaceSync(sqlite3_file *pFile, int flags){
     }
   }
   pthread_mutex_unlock(&gSpace.mutex);
-  rc = p->pReal->pMethods->xSync(p->pReal, flags);
+  if( bFlush ) rc = p->pReal->pMethods->xSync(p->pReal, flags);
   spaceAfterIo();
   return rc;
 }
@@ -719,9 +724,14 @@ static int spaceOpen(sqlite3_vfs *pVfs, sqlite3_filename zName,
 */
 static int spaceDelete(sqlite3_vfs *pVfs, const char *zPath, int dirSync){
   int rc;
+  int bFlush;
   SpaceNode *pNode;
   (void)pVfs;
-  rc = REALVFS->xDelete(REALVFS, zPath, dirSync);
+  pthread_mutex_lock(&gSpace.mutex);
+  bFlush = !gSpace.bCountFlushesOnly;
+  pthread_mutex_unlock(&gSpace.mutex);
+  /* The log keeps the dirSync SQLite asked for: a power cut is judged by it. */
+  rc = REALVFS->xDelete(REALVFS, zPath, bFlush ? dirSync : 0);
   if( rc==SQLITE_OK || rc==SQLITE_IOERR_DELETE_NOENT ){   /* gone either way */
     pthread_mutex_lock(&gSpace.mutex);
     if( gSpace.bRecording && rc==SQLITE_OK ){
@@ -944,6 +954,13 @@ void spacevfs_window_begin(int32_t tag){
 void spacevfs_set_io_hook(void (*xHook)(void)){
   pthread_mutex_lock(&gSpace.mutex);
   gSpace.xIoHook = xHook;
+  pthread_mutex_unlock(&gSpace.mutex);
+}
+
+/* Count syncs without passing them on (see spacevfs.h). */
+void spacevfs_count_flushes_only(int bOn){
+  pthread_mutex_lock(&gSpace.mutex);
+  gSpace.bCountFlushesOnly = bOn!=0;
   pthread_mutex_unlock(&gSpace.mutex);
 }
 

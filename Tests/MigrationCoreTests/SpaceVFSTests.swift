@@ -220,6 +220,40 @@ struct SpaceVFSTests {
 
     // MARK: - Stats file and windows
 
+    /// A sync only counted (the device clock's runs) is counted, logged and killed at as one
+    /// passed on to the OS is: the same counters, the same journal deleted at each commit,
+    /// the same file at the end.
+    @Test(arguments: ["DELETE", "WAL"])
+    func aSyncOnlyCountedCountsAsOnePassedOn(journalMode: String) throws {
+        let scratch = try Scratch()
+        func migrate(_ name: String, countingOnly: Bool) throws -> spacevfs_stats {
+            try scratch.startAccounting(named: name + ".stats")
+            spacevfs_count_flushes_only(countingOnly ? 1 : 0)
+            defer { spacevfs_count_flushes_only(0) }
+            let db = try TestDB(scratch.path(name))
+            try db.run("PRAGMA journal_mode=\(journalMode)")
+            try db.run("PRAGMA synchronous=FULL")
+            try db.run("CREATE TABLE t(id INTEGER PRIMARY KEY, payload TEXT)")
+            for batch in 0..<5 { try db.run(insertRows(1_000, from: 1 + batch * 1_000)) }
+            try db.run("UPDATE t SET payload = upper(payload) || 'x'")
+            #expect(!scratch.exists(name + "-journal"))
+            db.close()
+            return snapshot()
+        }
+        let passedOn = try migrate("passed-on.db", countingOnly: false)
+        let counted = try migrate("counted.db", countingOnly: true)
+
+        #expect(passedOn.durable_syncs > 5)
+        #expect(counted.durable_syncs == passedOn.durable_syncs)
+        for fileClass in FileClass.allCases {
+            #expect(counted.run.syncs(fileClass) == passedOn.run.syncs(fileClass), "\(fileClass) syncs")
+            #expect(counted.run.written(fileClass) == passedOn.run.written(fileClass), "\(fileClass) bytes written")
+            #expect(counted.run.writeCalls(fileClass) == passedOn.run.writeCalls(fileClass), "\(fileClass) writes")
+        }
+        let passedOnFile = try Data(contentsOf: URL(fileURLWithPath: scratch.path("passed-on.db")))
+        #expect(try Data(contentsOf: URL(fileURLWithPath: scratch.path("counted.db"))) == passedOnFile)
+    }
+
     @Test func statsFileReadsTheSameValuesAsTheSnapshot() throws {
         let scratch = try Scratch()
         let statsPath = try scratch.startAccounting(quota: 1 << 30)

@@ -112,6 +112,17 @@ void spacevfs_window_begin(int32_t tag);
 */
 void spacevfs_set_io_hook(void (*xHook)(void));
 
+/*
+** Worker side: when bOn, xSync of every file and xDelete's directory sync are
+** counted (syncs, durable_syncs, the operation log, a fault before a sync) but
+** not passed on to the OS; bOn 0 (the default) passes them on. For a run on the
+** device clock, which charges a sync from its count: the flush's wait on this
+** machine's disk is not part of the prediction, a SIGKILL loses nothing that
+** the page cache holds, and a power cut is replayed from the operation log,
+** not from this disk. Wall-clock runs and calibration time real flushes.
+*/
+void spacevfs_count_flushes_only(int bOn);
+
 /* Faults spacevfs_inject_fault can arm. */
 enum {
     SPACEVFS_FAULT_NONE = 0,

@@ -3,8 +3,9 @@ import MigrationCore
 
 /// Test-only: ends the worker process abruptly at a chosen checkpoint of the migration
 /// (SIGKILL to itself: no cleanup, no rollback, the same death as the watchdog's), to
-/// prove that every point of a migration survives being killed there. Parsed from the
-/// worker's `PREFLIGHT_TEST_FAULT` environment variable.
+/// prove that every point of a migration survives being killed there; and the other
+/// conditions a test forces in a launch (a crash, a hold, a real flush on the device
+/// clock). Parsed from the worker's `PREFLIGHT_TEST_FAULT` environment variable.
 final class FaultInjection: MigrationHooks {
     /// The checkpoints a specification can name with `point=`.
     enum Point: String, Sendable, CaseIterable {
@@ -46,10 +47,13 @@ final class FaultInjection: MigrationHooks {
     var hold: StepHold?
     /// The worker's job directory, where a hold is said and released.
     var jobDirectory = "."
+    /// Pass every sync on to the OS on the device clock too, where a launch only counts
+    /// them: to show that the prediction is the same either way.
+    var passesFlushesOn = false
 
     /// Parses "after_batches=3", "after_purge_batches=2", "after_steps=2",
     /// "point=inside_swap", "crash_at_step=2", "create_file=/tmp/x", "hold_at_step=3",
-    /// comma-separated.
+    /// "os_flush=on", comma-separated.
     init?(specification: String) {
         for item in specification.split(separator: ",") {
             let parts = item.split(separator: "=", maxSplits: 1).map(String.init)
@@ -62,6 +66,7 @@ final class FaultInjection: MigrationHooks {
             case "crash_at_step": guard let value = Int(parts[1]) else { return nil }; crashAtStep = value
             case "create_file": createFile = parts[1]
             case "hold_at_step": guard let version = Int(parts[1]) else { return nil }; hold = StepHold(version: version)
+            case "os_flush": guard parts[1] == "on" else { return nil }; passesFlushesOn = true
             default: return nil
             }
         }

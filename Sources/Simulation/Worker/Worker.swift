@@ -186,6 +186,10 @@ public enum Worker {
             target: instructions.target, spaceCheck: instructions.spaceCheck, connection: instructions.connection,
             sqliteVersion: instructions.sqliteCheck == .fail ? instructions.sqliteVersion : nil)
         let clock = instructions.deviceSpeed.map { DeviceClock(model: $0, watchdogMs: instructions.deviceWatchdogMs) }
+        // The device clock charges a sync from its count; waiting for this machine's disk
+        // would only slow the rehearsal, and unevenly: parallel rehearsals queue on one
+        // disk's flushes. The wall clock times the real flush, as the phone waits for its own.
+        spacevfs_count_flushes_only(clock != nil && faults?.passesFlushesOn != true ? 1 : 0)
         clock?.start()
         let migrator = Migrator(plan: plan, settings: settings, spaceMeter: meter, hooks: faults, workMeter: clock?.work)
         let recording = fault == .recordOperations
