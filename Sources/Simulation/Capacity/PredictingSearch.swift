@@ -159,16 +159,23 @@ struct PredictingSearch {
     }
 
     /// A geometric step of the measuring with the one after it, where the search would try
-    /// that one next anyway: the first two sizes, or a size whose first launch the largest
+    /// that one next anyway: the first `measuredSizes` (whatever they cost, each rehearsal
+    /// mostly its processes' starts), or a size whose first launch the largest
     /// so far says will take under the share of the watchdog the measuring stops at, so
     /// that the measuring goes on past it whenever it completes as said. Side by side, the
-    /// smaller one's rehearsal costs no time of its own. Only on the device clock, where two
+    /// smaller ones' rehearsals cost no time of their own. Only on the device clock, where
     /// runs side by side measure what each would alone.
     private func cheapSteps(_ rows: Int) -> [Int] {
         guard predicts, search.bracket(.completes).broke == nil, search.next(.completes) == .tryRows(rows) else { return [rows] }
         let next = min(rows * CapacitySearch.growth, search.maxRows)
         guard next > rows, search.tried[next] == nil else { return [rows] }
-        if rows == search.startRows { return [rows, next] }
+        if rows == search.startRows {
+            var sizes = [rows, next]
+            while sizes.count < Self.measuredSizes, let last = sizes.last, last < search.maxRows {
+                sizes.append(min(last * CapacitySearch.growth, search.maxRows))
+            }
+            return sizes
+        }
         let completed = points.values.filter { $0.outcome == .completed }
         guard let watchdogMs = options.watchdogMs, let largest = completed.max(by: { $0.rows < $1.rows }),
             let ms = largest.deviceMs, Double(ms * rows) / Double(largest.rows) < Double(watchdogMs) * Self.measuredShare
