@@ -49,8 +49,8 @@ public struct CapacityRequest: Sendable {
     /// `quick`. A size answers whether the migration completes in one launch and what each
     /// step costs there; `integrity_check`'s cross-check of every index against its table
     /// answers neither, reads like another build of each index, and would be paid at every
-    /// size, where `preflight run` on the boundary's file pays it once. The quick check
-    /// still reads every page, and the rows, foreign keys and schema are checked as ever.
+    /// size, where one `preflight run` pays it once, on its one file. The quick check still
+    /// reads every page, and the rows, foreign keys and schema are checked as ever.
     var sizeOptions: RunOptions {
         var sizeOptions = options
         if sizeOptions.verify == .full { sizeOptions.verify = .quick }

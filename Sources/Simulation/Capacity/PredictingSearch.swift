@@ -8,9 +8,9 @@ import MigrationCore
 /// first, at about two thirds of it: the nearer the sizes measured, the less a cost that
 /// bends shifts the prediction, and a scout costs less than a pair of confirmations that
 /// disagree (a scout held back short of that, by a model that misses a size measured, has
-/// a bolder one beside it). When a confirmation disagrees, the costs are fitted again with the runs it
-/// added (now near the boundary) and predicted once more, and only the side not yet
-/// bracketed within the precision is run again; a prediction at or beyond a size that
+/// a bolder one beside it). When a confirmation disagrees, the costs are fitted again with
+/// the runs it added (now near the boundary) and predicted once more, and only the side not
+/// yet bracketed within the precision is run again; a prediction at or beyond a size that
 /// broke is confirmed by one run as far below that size as still brackets it. After
 /// `rounds` predictions `CapacitySearch` bisects from every size tried, and the answer says
 /// it searched.
@@ -160,9 +160,9 @@ struct PredictingSearch {
 
     /// A geometric step of the measuring with the one after it, where the search would try
     /// that one next anyway: the first `measuredSizes` (whatever they cost, each rehearsal
-    /// mostly its processes' starts), or a size whose first launch the largest
-    /// so far says will take under the share of the watchdog the measuring stops at, so
-    /// that the measuring goes on past it whenever it completes as said. Side by side, the
+    /// mostly its processes' starts), or a size whose first launch the largest so far says
+    /// will take under the share of the watchdog the measuring stops at, so that the
+    /// measuring goes on past it whenever it completes as said. Side by side, the
     /// smaller ones' rehearsals cost no time of their own. Only on the device clock, where
     /// runs side by side measure what each would alone.
     private func cheapSteps(_ rows: Int) -> [Int] {
