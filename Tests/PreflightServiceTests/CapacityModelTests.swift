@@ -65,10 +65,13 @@ struct CapacityModelTests {
     /// by the first pair, run side by side.
     @Test func aCostThatBendsIsConfirmedByTheFirstPair() throws {
         let batches = try expectSettled({ 60 + 0.01 * Double($0) + 4e-8 * Double($0) * Double($0) }, sizesAtMost: 8)
-        // The first two sizes are cheap whatever the plan: measured side by side too.
-        #expect(batches.first == [1_000, 4_000])
+        // The first three sizes are cheap whatever the plan: measured side by side too; so is
+        // 64,000 with 256,000, which the search tries next whenever 64,000 completes within
+        // the measuring's share of the watchdog, as 16,000 says it will.
+        #expect(batches.first == [1_000, 4_000, 16_000])
+        #expect(batches.dropFirst().first == [64_000, 256_000])
         #expect(batches.last?.count == 2)
-        #expect(batches.dropFirst().filter { $0.count == 2 }.count == 1, "\(batches)")
+        #expect(batches.dropFirst(2).filter { $0.count == 2 }.count == 1, "\(batches)")
     }
 
     /// A straight cost with a jump at a small size (a batch committed more): the line through
@@ -76,5 +79,16 @@ struct CapacityModelTests {
     /// than stepping four-fold on it, and still settles within 5%.
     @Test func aJumpAtASmallSizeIsNotExtrapolated() throws {
         _ = try expectSettled({ $0 < 3_000 ? 600 + 0.1 * Double($0) : 2_000 + 0.09 * Double($0) }, sizesAtMost: 9)
+    }
+
+    /// A cost whose smallest size pays more than the line through the larger ones says (a
+    /// fixed cost that small runs pay): the model misses that size, so its scout doubles at
+    /// most, and a bolder scout beside it stands within reach of the boundary in the same
+    /// round, so that the confirming pair comes next.
+    @Test func aHeldBackScoutHasABolderOneBesideIt() throws {
+        let batches = try expectSettled({ $0 < 3_000 ? 1_200 : 300 + 0.07 * Double($0) }, sizesAtMost: 7)
+        #expect(batches.count == 3, "\(batches)")
+        let scouts = try #require(batches.dropFirst().first)
+        #expect(scouts.count == 2 && scouts[0] == 32_000 && scouts[1] > 32_000, "\(batches)")
     }
 }

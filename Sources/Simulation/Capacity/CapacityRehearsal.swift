@@ -196,7 +196,7 @@ public final class CapacityRehearsal: Sendable {
         guard remaining > .zero else { return nil }
         let wholeSeconds = Int(seconds(remaining).rounded(.up))
         let job = Job(
-            directory: point, plan: request.plan, options: request.options, device: request.device,
+            directory: point, plan: request.plan, options: request.sizeOptions, device: request.device,
             maxJobSeconds: max(1, wholeSeconds))
         let report = JobRunner(workerExecutable: workerExecutable).run(job, cancellation: cancellation).report
         if report.failure?.kind == Failure.Kind.timeLimit || cancellation.isCancelled { return nil }

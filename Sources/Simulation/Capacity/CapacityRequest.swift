@@ -44,6 +44,18 @@ public struct CapacityRequest: Sendable {
 
     /// The version the migration runs to.
     var target: Int { options.target ?? plan.newestVersion }
+
+    /// The run options each size is rehearsed with: the request's, with `verify` at most
+    /// `quick`. A size answers whether the migration completes in one launch and what each
+    /// step costs there; `integrity_check`'s cross-check of every index against its table
+    /// answers neither, reads like another build of each index, and would be paid at every
+    /// size, where one `preflight run` pays it once, on its one file. The quick check still
+    /// reads every page, and the rows, foreign keys and schema are checked as ever.
+    var sizeOptions: RunOptions {
+        var sizeOptions = options
+        if sizeOptions.verify == .full { sizeOptions.verify = .quick }
+        return sizeOptions
+    }
 }
 
 /// Why a capacity search could not run, with a code and a message a person can act on.

@@ -7,9 +7,10 @@ import MigrationCore
 /// by side (`sideBySide`). A prediction still far beyond the sizes that held is scouted
 /// first, at about two thirds of it: the nearer the sizes measured, the less a cost that
 /// bends shifts the prediction, and a scout costs less than a pair of confirmations that
-/// disagree. When a confirmation disagrees, the costs are fitted again with the runs it
-/// added (now near the boundary) and predicted once more, and only the side not yet
-/// bracketed within the precision is run again; a prediction at or beyond a size that
+/// disagree (a scout held back short of that, by a model that misses a size measured, has
+/// a bolder one beside it). When a confirmation disagrees, the costs are fitted again with
+/// the runs it added (now near the boundary) and predicted once more, and only the side not
+/// yet bracketed within the precision is run again; a prediction at or beyond a size that
 /// broke is confirmed by one run as far below that size as still brackets it. After
 /// `rounds` predictions `CapacitySearch` bisects from every size tried, and the answer says
 /// it searched.
@@ -60,6 +61,9 @@ struct PredictingSearch {
     /// whatever the others found.
     private var running: Set<Int> = []
     private var roundsTaken: [CapacityBoundary: Int] = [:]
+    /// The scout `next()` answered, when it was held back from the share of the prediction,
+    /// and the bolder scout to rehearse beside it.
+    private var boldScout: (scout: Int, beside: Int)?
 
     init(request: CapacityRequest, fromVersion: Int) {
         predicts = request.bisectPercent == nil && request.options.clock == .device
@@ -77,6 +81,7 @@ struct PredictingSearch {
 
     mutating func next() -> CapacitySearch.Decision {
         if let confirming = pending.first { return .tryRows(confirming.rows) }
+        boldScout = nil
         running.removeAll()
         let boundary = search.currentBoundary()
         let plain = search.next(boundary)
@@ -108,8 +113,17 @@ struct PredictingSearch {
         let target = broke.map { min(breaking, $0) } ?? breaking
         if Double(target) > Double(held) * Self.reach {
             // A model that misses a size measured is not trusted for a long step.
-            let scout = min(Int(Double(target) * Self.scoutShare), held * (model.isChecked ? CapacitySearch.growth : 2))
-            if scout > held, scout < (broke ?? Int.max), search.tried[scout] == nil { return .tryRows(scout) }
+            let share = Int(Double(target) * Self.scoutShare)
+            let scout = min(share, held * (model.isChecked ? CapacitySearch.growth : 2))
+            if scout > held, scout < (broke ?? Int.max), search.tried[scout] == nil {
+                // A scout held back from the share of the prediction has a bolder one beside
+                // it, as far beyond it as a prediction is taken without a scout: if that one
+                // breaks, the boundary is within reach of the scout; if it holds, the search
+                // stands that much further on, in the time of one scout.
+                let bold = min(share, Int(Double(scout) * Self.reach), search.maxRows)
+                if bold > scout, bold < (broke ?? Int.max), search.tried[bold] == nil { boldScout = (scout, bold) }
+                return .tryRows(scout)
+            }
         }
         if beyondBroke {
             // Just below the size that broke, then: one run as far below it as still brackets
@@ -133,27 +147,38 @@ struct PredictingSearch {
     }
 
     /// The sizes to rehearse at once, `rows` (what `next()` answered) first: with it, the
-    /// other confirmations of the same prediction, up to `limit` in all, or the measuring's
-    /// next step where both are cheap. Their outcomes are recorded in this order.
+    /// other confirmations of the same prediction, up to `limit` in all, or a held-back
+    /// scout's bolder one, or the measuring's next step where the search would try it next
+    /// anyway (`cheapSteps`). Their outcomes are recorded in this order.
     mutating func sideBySide(_ rows: Int, limit: Int) -> [Int] {
+        if limit > 1, let boldScout, boldScout.scout == rows { return [rows, boldScout.beside] }
         guard pending.first?.rows == rows else { return limit > 1 ? cheapSteps(rows) : [rows] }
         let sizes = pending.prefix(max(1, limit)).map(\.rows)
         running.formUnion(sizes)
         return sizes
     }
 
-    /// A geometric step of the measuring with the one after it, where both are cheap: the
-    /// first two sizes, or two whose first launches the largest size so far says will take
-    /// well under the share of the watchdog the measuring stops at. Only on the device
-    /// clock, where two runs side by side measure what each would alone.
+    /// A geometric step of the measuring with the one after it, where the search would try
+    /// that one next anyway: the first `measuredSizes` (whatever they cost, each rehearsal
+    /// mostly its processes' starts), or a size whose first launch the largest so far says
+    /// will take under the share of the watchdog the measuring stops at, so that the
+    /// measuring goes on past it whenever it completes as said. Side by side, the
+    /// smaller ones' rehearsals cost no time of their own. Only on the device clock, where
+    /// runs side by side measure what each would alone.
     private func cheapSteps(_ rows: Int) -> [Int] {
         guard predicts, search.bracket(.completes).broke == nil, search.next(.completes) == .tryRows(rows) else { return [rows] }
         let next = min(rows * CapacitySearch.growth, search.maxRows)
         guard next > rows, search.tried[next] == nil else { return [rows] }
-        if rows == search.startRows { return [rows, next] }
+        if rows == search.startRows {
+            var sizes = [rows, next]
+            while sizes.count < Self.measuredSizes, let last = sizes.last, last < search.maxRows {
+                sizes.append(min(last * CapacitySearch.growth, search.maxRows))
+            }
+            return sizes
+        }
         let completed = points.values.filter { $0.outcome == .completed }
         guard let watchdogMs = options.watchdogMs, let largest = completed.max(by: { $0.rows < $1.rows }),
-            let ms = largest.deviceMs, Double(ms * next) / Double(largest.rows) < Double(watchdogMs) * Self.measuredShare
+            let ms = largest.deviceMs, Double(ms * rows) / Double(largest.rows) < Double(watchdogMs) * Self.measuredShare
         else { return [rows] }
         return [rows, next]
     }
