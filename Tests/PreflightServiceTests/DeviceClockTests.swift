@@ -102,6 +102,26 @@ struct DeviceClockTests {
         #expect(deviceMs >= 1000 && deviceMs <= 1010, "killed at \(deviceMs) device ms")
     }
 
+    /// The space estimate before a step is Preflight's, not the app's: with a free-space limit
+    /// (the estimate runs) a step takes the device time it takes without one. The estimate
+    /// leaves the step's pages in SQLite's cache, so the step may read a little less.
+    @Test func theSpaceEstimateIsNotTheDevicesWork() throws {
+        let directory = TemporaryDirectory("device-clock")
+        let devices = try SlowPhone.devicesDirectory(in: directory)
+        let database = try database(in: directory)
+        let plan = try plan(chunked: true, in: directory)
+        let estimated = try run(database, plan: plan, devices: devices, in: directory, ["--free-bytes", "1000000000"])
+        let unestimated = try run(database, plan: plan, devices: devices, in: directory, ["--space-check", "off"])
+
+        let withEstimate = try #require(estimated.steps.first { $0.version == 2 })
+        let without = try #require(unestimated.steps.first { $0.version == 2 })
+        #expect(withEstimate.estimatedBytes != nil)
+        #expect(without.estimatedBytes == nil)
+        let estimatedMs = try #require(withEstimate.deviceMs), unestimatedMs = try #require(without.deviceMs)
+        #expect(estimatedMs <= unestimatedMs + 1, "\(estimatedMs) ms with the estimate against \(unestimatedMs) ms without")
+        #expect(estimatedMs >= unestimatedMs * 9 / 10, "\(estimatedMs) ms with the estimate against \(unestimatedMs) ms without")
+    }
+
     @Test func theTextSummarySaysWhichTimesAreModelled() throws {
         let directory = TemporaryDirectory("device-clock")
         let devices = try SlowPhone.devicesDirectory(in: directory)

@@ -124,6 +124,13 @@ public final class Migrator {
 
     private var gate: Gate { Gate(plan: plan, target: target) }
 
+    /// `body`'s result; its work, the migrator's own, is not the app's (`WorkMeter`).
+    private func ownWork<T>(_ body: () -> T) -> T {
+        workMeter?.ownWorkStarted()
+        defer { workMeter?.ownWorkEnded() }
+        return body()
+    }
+
     /// Opens the file as the app's platform and framework do: the platform's connection
     /// settings, then the plan's foreign keys. Every runner's connection is made here.
     private func open(path: String, freshFile: Bool) throws(SQLiteError) -> Connection {
@@ -174,8 +181,9 @@ public final class Migrator {
         startedEvent.stepKind = step.action.kind
         let note = failureNote.map { "; " + $0 } ?? ""
         do {
-            // Started before the estimate: the estimate is the step's own work (it reads the
-            // tables the step touches), and a kill during it is a kill in this step.
+            // Started before the estimate: on the wall clock the estimate's time is in the
+            // step's (it reads the tables the step touches), and a kill during it is a kill in
+            // this step. The work meter leaves it out: the app does not estimate.
             emit(startedEvent)
             // The device's SQLite would refuse the statement: the step fails as it would there.
             if let tooOld = settings.sqliteFailure(of: step) {
@@ -186,7 +194,7 @@ public final class Migrator {
             // refusal needs, and that would otherwise only lengthen the launch the watchdog
             // times.
             let free = settings.spaceCheck == .estimate ? spaceMeter?.freeBytes() : nil
-            let estimate = free == nil ? nil : SpaceEstimator(connection: context.connection).estimate(step)
+            let estimate = free == nil ? nil : ownWork { SpaceEstimator(connection: context.connection).estimate(step) }
             try context.checkpoint(.stepStarting(version: step.version))
             if let estimate, let free, estimate > free {
                 let ending = stop(step, .refused, Failure(

@@ -43,6 +43,10 @@ public protocol WorkMeter: AnyObject {
     /// SQLite ran about `SQLiteWorkCounter.reportInterval` more instructions on a counted
     /// connection (SQLite's progress handler): the meter may read the counters now.
     func sqliteWorked()
+    /// The migrator starts work of its own that the app does not do (the space estimate
+    /// before a step), until `ownWorkEnded()`: none of it is the app's work.
+    func ownWorkStarted()
+    func ownWorkEnded()
 }
 
 /// Counts one connection's work: the instructions of its finalized statements plus those of

@@ -7,18 +7,39 @@ import MigrationCore
 ///
 /// `onWork` hears whenever SQLite reports a stretch of instructions and after every read,
 /// write and sync of the shim VFS, once `start()` made this the launch's work.
+///
+/// The migrator's own work (the space estimate before a step) is left out: the app does not
+/// do it, so its phone's clock does not advance with it.
 final class LaunchWork: WorkMeter {
     private var counters: [SQLiteWorkCounter] = []
     private let ioAtStart: WorkCounts
+    /// All the migrator's own work so far.
+    private var ownWork = WorkCounts()
+    /// `counts` when the migrator's own work started, while it runs.
+    private var countsBeforeOwnWork: WorkCounts?
     var onWork: (() -> Void)?
 
     /// Counts from now on (the shim VFS must be registered).
     init() { ioAtStart = Self.io() }
 
     var counts: WorkCounts {
+        if let countsBeforeOwnWork { return countsBeforeOwnWork }
+        return everything - ownWork
+    }
+
+    /// The launch's work with the migrator's own.
+    private var everything: WorkCounts {
         var counts = Self.io() - ioAtStart
         for counter in counters { counts.sqlite = counts.sqlite + counter.total }
         return counts
+    }
+
+    func ownWorkStarted() { countsBeforeOwnWork = counts }
+
+    func ownWorkEnded() {
+        guard let before = countsBeforeOwnWork else { return }
+        countsBeforeOwnWork = nil
+        ownWork = everything - before
     }
 
     /// Makes this the work the shim VFS's I/O reports to.
