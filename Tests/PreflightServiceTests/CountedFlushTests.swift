@@ -1,4 +1,3 @@
-import Foundation
 import Testing
 import TestSupport
 import Simulation
@@ -8,16 +7,6 @@ import Simulation
 /// gives. `os_flush=on` makes every launch pass its syncs on to the OS, as the wall clock's do.
 @Suite("Counted flushes", .serialized)
 struct CountedFlushTests {
-    private func run(
-        _ database: String, plan: String, devices: String, in directory: TemporaryDirectory,
-        _ options: [String] = [], fault: String? = nil
-    ) throws -> Report {
-        let result = try PreflightProcess.run(
-            ["run", "--db", database, "--plan", plan, "--devices-dir", devices, "--device", SlowPhone.name] + options,
-            environment: ["TMPDIR": directory.path].merging(fault.map { ["PREFLIGHT_TEST_FAULT": $0] } ?? [:]) { $1 })
-        return try result.decodedReport
-    }
-
     @Test(arguments: [false, true])
     func aRunThatFlushesEndsAsOneThatCountsItsFlushes(wal: Bool) throws {
         let directory = TemporaryDirectory("counted-flush")
@@ -26,25 +15,18 @@ struct CountedFlushTests {
         // A launch keeps the journal mode of the file it opens.
         if wal { try FixtureDatabase.execute("PRAGMA journal_mode = WAL", at: database) }
         let plan = try ItemsFixture.plan(chunked: true, in: directory)
-        let unwatched = try run(database, plan: plan, devices: devices, in: directory)
+        let unwatched = try SlowPhoneRun.report(database, plan: plan, devices: devices, in: directory)
         #expect(unwatched.options.clock == .device)
         #expect(unwatched.input.journalMode == (wal ? "wal" : "delete"))
         // A third of the migration's device time: several launches, each killed mid-copy.
         let watchdog = try #require(unwatched.launches.first?.deviceMs) / 3
         let options = ["--watchdog-ms", String(watchdog), "--launches", "20"]
-        let counted = try run(database, plan: plan, devices: devices, in: directory, options)
-        let flushed = try run(database, plan: plan, devices: devices, in: directory, options, fault: "os_flush=on")
+        let counted = try SlowPhoneRun.report(database, plan: plan, devices: devices, in: directory, options)
+        let flushed = try SlowPhoneRun.report(
+            database, plan: plan, devices: devices, in: directory, options, environment: ["PREFLIGHT_TEST_FAULT": "os_flush=on"])
 
         #expect(counted.outcome == .completedAfterKills)
-        #expect(flushed.outcome == counted.outcome)
-        #expect(flushed.launches.count == counted.launches.count)
-        for (a, b) in zip(counted.launches, flushed.launches) {
-            #expect(a.ended == b.ended && a.fromVersion == b.fromVersion && a.reachedVersion == b.reachedVersion)
-            let deviceA = try #require(a.deviceMs), deviceB = try #require(b.deviceMs)
-            #expect(abs(deviceA - deviceB) <= max(1, deviceA / 50), "launch \(a.launch): \(deviceA) ms against \(deviceB) ms")
-        }
-        #expect(counted.steps.map { [$0.version, $0.launch ?? 0, Int($0.rows ?? -1), $0.batches ?? -1] }
-            == flushed.steps.map { [$0.version, $0.launch ?? 0, Int($0.rows ?? -1), $0.batches ?? -1] })
+        try SlowPhoneRun.expectSameEnd(counted, flushed)
         #expect(counted.steps.map { $0.device?.syncMs } == flushed.steps.map { $0.device?.syncMs })
         #expect(counted.final?.tables == flushed.final?.tables)
     }

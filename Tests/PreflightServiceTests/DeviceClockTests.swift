@@ -19,10 +19,7 @@ struct DeviceClockTests {
     private func run(
         _ database: String, plan: String, devices: String, in directory: TemporaryDirectory, _ options: [String] = []
     ) throws -> Report {
-        let result = try PreflightProcess.run(
-            ["run", "--db", database, "--plan", plan, "--devices-dir", devices, "--device", SlowPhone.name] + options,
-            environment: ["TMPDIR": directory.path])
-        return try result.decodedReport
+        try SlowPhoneRun.report(database, plan: plan, devices: devices, in: directory, options)
     }
 
     /// The device time of the whole migration, run once with no watchdog.
@@ -48,16 +45,7 @@ struct DeviceClockTests {
 
         #expect(quiet.outcome == .completedAfterKills)
         #expect(quiet.launches.filter { $0.ended == .killed }.count >= 2)
-        #expect(loaded.outcome == quiet.outcome)
-        #expect(loaded.launches.count == quiet.launches.count)
-        for (a, b) in zip(quiet.launches, loaded.launches) {
-            #expect(a.ended == b.ended && a.fromVersion == b.fromVersion && a.reachedVersion == b.reachedVersion)
-            let deviceA = try #require(a.deviceMs), deviceB = try #require(b.deviceMs)
-            #expect(abs(deviceA - deviceB) <= max(1, deviceA / 50), "launch \(a.launch): \(deviceA) ms against \(deviceB) ms")
-        }
-        // Killed at the same step and batch: the steps' rows and batches per launch agree.
-        #expect(quiet.steps.map { [$0.version, $0.launch ?? 0, Int($0.rows ?? -1), $0.batches ?? -1] }
-            == loaded.steps.map { [$0.version, $0.launch ?? 0, Int($0.rows ?? -1), $0.batches ?? -1] })
+        try SlowPhoneRun.expectSameEnd(quiet, loaded)
         for launch in quiet.launches where launch.ended == .killed {
             #expect(launch.deviceMs.map { $0 >= watchdog } == true, "a kill before the device's deadline")
         }

@@ -83,9 +83,8 @@ extension JobRun {
         } catch {
             throw end(.failed, Failure(kind: "internal", message: "cannot prepare the job directory: \(error)"))
         }
-        // On the device clock a launch counts its syncs and does not pass them on
-        // (`Worker.migrate`), so no launch waits for the copy to reach the disk either.
-        let durable = job.options.deviceSpeed == nil
+        // Launches that do not flush do not wait for the copy to reach the disk either.
+        let durable = job.options.launchesFlush
             && job.input.launchesMayWrite(header: header, plan: job.plan, target: target)
         let copying = BackgroundTask { [job] in try JobRun.makeWorkCopy(job, durable: durable) }
         let readsInPlace = job.input.existingWAL == nil
@@ -161,7 +160,7 @@ extension JobRun {
         }
         // A file at its target that holds Preflight's own unfinished work (the purge a
         // killed launch left): launch 1 finishes it, so it writes after all.
-        if !durable, job.options.deviceSpeed == nil, inspected.point?.pendingStep != nil {
+        if !durable, job.options.launchesFlush, inspected.point?.pendingStep != nil {
             do {
                 try syncFile(job.directory.work.path)
             } catch {

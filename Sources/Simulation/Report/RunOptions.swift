@@ -61,6 +61,11 @@ public struct RunOptions: Sendable, Codable, Equatable {
     /// The speed model the device clock runs on, when the run uses it.
     var deviceSpeed: SpeedModel? { clock == .device ? speed : nil }
 
+    /// Whether a launch's syncs reach this machine's disk: on the wall clock, which times
+    /// them. On the device clock a launch counts them and the clock charges the count
+    /// (`Worker.migrate`).
+    var launchesFlush: Bool { deviceSpeed == nil }
+
     /// What a step that uses an SQL feature newer than the device's SQLite does.
     public enum SQLiteCheck: String, Sendable, Codable {
         /// It fails as it would on the device (failure kind `sqlite_too_old`).
