@@ -21,9 +21,9 @@ struct CapacityModel {
     /// completed size it was not drawn through, by more than `curveTolerance` of the
     /// watchdog (or there is none to compare), so that costs bend upward where the line
     /// does not follow them. A line that meets that size, or the curve that meets a fourth,
-    /// is read as it is; one that passes above it (costs that bend downward: a fixed cost
-    /// small sizes pay, a table that outgrew the page cache below the sizes the line is
-    /// drawn through) places the boundary short of the truth, if anywhere.
+    /// is read as it is; one that passes above it (costs that bend downward: a cost that
+    /// jumped below the sizes the line is drawn through, as where a table outgrew the page
+    /// cache) places the boundary short of the truth, if anywhere.
     let overreaches: Bool
     /// Each step's device time, in the plan's order.
     let steps: [(version: Int, cost: CostLine, resumable: Bool)]
