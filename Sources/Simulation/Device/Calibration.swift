@@ -52,8 +52,9 @@ public enum Calibration {
 
     /// The pieces: each kind of work a migration does, on a narrow table (an integer key, a
     /// text of 20-40 characters, numbers) with an index and a trigger: bulk inserts, a
-    /// commit per row, a copy in committed key ranges, an index's sort on text and on
-    /// numbers, SQLite's 12-step rebuild in one transaction, a backfill in committed key
+    /// commit per row, a copy in committed key ranges, a copy into a table whose text index
+    /// compares without case (`NOCASE`, a collation's call per comparison), an index's sort
+    /// on text, on text without case and on numbers, SQLite's 12-step rebuild in one transaction, a backfill in committed key
     /// ranges whose trigger writes a log, a rewrite of every row, a scan, batched deletes, a
     /// drop; and on a wide table of long texts, as apps' main tables are (where the work of
     /// a row grows with its bytes, which the pages it spans count): its fill, rewrites that
@@ -63,7 +64,7 @@ public enum Calibration {
         let launchWork = LaunchWork()
         launchWork.start()
         let connection = try Connection(path: path, vfs: SPACEVFS_NAME, create: true)
-        connection.reportWork(to: launchWork)
+        try connection.reportWork(to: launchWork)
         try connection.execute(pragmas + "; PRAGMA secure_delete = ON")
         var samples: [SpeedFit.Sample] = []
         func piece(_ name: String, _ work: () throws -> Void) throws {
@@ -119,7 +120,17 @@ public enum Calibration {
         try piece("copy in committed key ranges") {
             try inCommittedRanges("INSERT INTO copy SELECT * FROM t WHERE id > ? AND id <= ?", upTo: rows)
         }
+        try piece("copy into a table with an index on text without case") {
+            try connection.execute("""
+                BEGIN;
+                CREATE TABLE named(id INTEGER PRIMARY KEY, b TEXT COLLATE NOCASE, a INTEGER);
+                CREATE INDEX named_b ON named(b);
+                INSERT INTO named SELECT id, b, a FROM t;
+                COMMIT
+                """)
+        }
         try piece("index on text") { try connection.execute("CREATE INDEX t_b ON t(b)") }
+        try piece("index on text without case") { try connection.execute("CREATE INDEX named_b_a ON named(b, a)") }
         try piece("rebuild in one transaction") {
             try connection.execute("""
                 BEGIN;
