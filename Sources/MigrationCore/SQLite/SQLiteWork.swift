@@ -169,8 +169,8 @@ private func reportSQLiteWork(_ context: UnsafeMutableRawPointer?) -> Int32 {
 
 extension Connection {
     /// Counts this connection's work from now on and reports it to `meter` as it goes.
-    /// Before the connection runs any statement: the counted collations replace the
-    /// built-in ones only then.
+    /// While none of the connection's statements is running: SQLite refuses to replace a
+    /// collation (the counted ones) during one.
     public func reportWork(to meter: WorkMeter) throws(SQLiteError) {
         let counter = SQLiteWorkCounter(handle: handle, meter: meter)
         try SQLiteError.check(counter.countCollations(), handle)

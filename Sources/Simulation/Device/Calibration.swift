@@ -53,8 +53,9 @@ public enum Calibration {
     /// The pieces: each kind of work a migration does, on a narrow table (an integer key, a
     /// text of 20-40 characters, numbers) with an index and a trigger: bulk inserts, a
     /// commit per row, a copy in committed key ranges, an index's sort on text, on text
-    /// without case (`NOCASE`: a collation's call per comparison) and on numbers, SQLite's 12-step rebuild in one transaction, a backfill in committed key
-    /// ranges whose trigger writes a log, a rewrite of every row, a scan, batched deletes, a
+    /// without case (`NOCASE`: a collation's call per comparison) and on numbers, SQLite's
+    /// 12-step rebuild in one transaction, a backfill in committed key ranges whose trigger
+    /// writes a log, a rewrite of every row, a scan, batched deletes, a
     /// drop; and on a wide table of long texts, as apps' main tables are (where the work of
     /// a row grows with its bytes, which the pages it spans count): its fill, rewrites that
     /// change nothing, an update from a lookup in another table, a rebuild.
