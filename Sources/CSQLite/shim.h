@@ -1,6 +1,7 @@
 #ifndef PREFLIGHT_CSQLITE_SHIM_H
 #define PREFLIGHT_CSQLITE_SHIM_H
 #include <sqlite3.h>
+#include "counted_collations.h"
 
 /* Swift cannot call C variadic functions; these fixed-argument wrappers stand in. */
 

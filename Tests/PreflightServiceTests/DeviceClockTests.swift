@@ -110,6 +110,31 @@ struct DeviceClockTests {
         #expect(estimatedMs >= unestimatedMs * 9 / 10, "\(estimatedMs) ms with the estimate against \(unestimatedMs) ms without")
     }
 
+    /// An index on a `NOCASE` text calls the collation for each comparison of its sort, CPU
+    /// that the instructions do not show: the device charges it (`collation_ns`), so the same
+    /// index on the same texts costs the device more without case than with.
+    @Test func anIndexWithoutCaseChargesItsComparisons() throws {
+        let directory = TemporaryDirectory("device-clock")
+        let devices = try SlowPhone.devicesDirectory(in: directory)
+        let database = try database(in: directory)
+        var cpuMs: [String: Double] = [:]
+        for collation in ["BINARY", "NOCASE"] {
+            let plan = directory.file("\(collation).json")
+            try Data("""
+                {"name": "items", "steps": [
+                  {"version": 1, "name": "create", "sql": "CREATE TABLE items(id INTEGER PRIMARY KEY, payload TEXT NOT NULL, n INTEGER NOT NULL)"},
+                  {"version": 2, "name": "index", "sql": "CREATE INDEX items_payload ON items(payload COLLATE \(collation))"}]}
+                """.utf8).write(to: URL(fileURLWithPath: plan))
+            let report = try run(database, plan: plan, devices: devices, in: directory)
+            #expect(report.outcome == .completed)
+            cpuMs[collation] = try #require(report.steps.first { $0.version == 2 }?.device).cpuMs
+        }
+        let binary = try #require(cpuMs["BINARY"]), nocase = try #require(cpuMs["NOCASE"])
+        // The sort compares each text some log2(20,000) times, each comparison through the
+        // collation dearer on the test phone than the instruction that fed it the row.
+        #expect(nocase > binary * 1.5, "NOCASE \(nocase) ms of CPU against BINARY \(binary) ms")
+    }
+
     @Test func theTextSummarySaysWhichTimesAreModelled() throws {
         let directory = TemporaryDirectory("device-clock")
         let devices = try SlowPhone.devicesDirectory(in: directory)

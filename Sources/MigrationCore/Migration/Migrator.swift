@@ -135,7 +135,7 @@ public final class Migrator {
     /// settings, then the plan's foreign keys. Every runner's connection is made here.
     private func open(path: String, freshFile: Bool) throws(SQLiteError) -> Connection {
         let connection = try Connection(path: path, vfs: spaceMeter?.vfsName)
-        if let workMeter { connection.reportWork(to: workMeter) }
+        if let workMeter { try connection.reportWork(to: workMeter) }
         for pragma in settings.connection.pragmas(freshFile: freshFile) { try connection.execute(pragma) }
         try connection.execute("PRAGMA foreign_keys = \(plan.foreignKeys ? "ON" : "OFF")")
         _ = try connection.integer("SELECT count(*) FROM sqlite_schema")

@@ -112,6 +112,21 @@ public final class Connection {
         sqlite3_file_control(handle, "main", SQLITE_FCNTL_PERSIST_WAL, &persist)
     }
 
+    /// An SQL function that Preflight's own statements call, defined on this connection
+    /// only: `name` with `argumentCount` arguments, computed by `body`, deterministic. It is
+    /// direct-only, so that no view or trigger of a plan can reach it. `body` is a C
+    /// function: one called for every row of a fill costs no closure context.
+    public func defineFunction(
+        _ name: String, argumentCount: Int32,
+        _ body: @escaping @convention(c) (OpaquePointer?, Int32, UnsafeMutablePointer<OpaquePointer?>?) -> Void
+    ) throws(SQLiteError) {
+        let flags = SQLITE_UTF8 | SQLITE_DETERMINISTIC | SQLITE_DIRECTONLY
+        let code = sqlite3_create_function_v2(handle, name, argumentCount, flags, nil, body, nil, nil, nil)
+        guard code == SQLITE_OK else {
+            throw SQLiteError(code: code, message: "cannot define the SQL function \(name): \(String(cString: sqlite3_errmsg(handle)))")
+        }
+    }
+
     // MARK: - State
 
     public var isAutocommit: Bool { sqlite3_get_autocommit(handle) != 0 }

@@ -13,23 +13,28 @@ public struct SQLiteWork: Sendable, Equatable {
     /// serves), each weighed by the base-2 log of their number: one instruction feeds a row
     /// to the sorter, whose comparisons grow as n log n and are no instructions of their own.
     public var sortWork: Int64 = 0
+    /// Comparisons of two texts through a `NOCASE` or `RTRIM` collation (counted by
+    /// `counted_collations.h`): an index on such a text sorts and is searched through a
+    /// call per comparison, where a `BINARY` index compares records on a fast path.
+    public var collations: Int64 = 0
 
-    public init(vmSteps: Int64 = 0, cacheMisses: Int64 = 0, sortWork: Int64 = 0) {
+    public init(vmSteps: Int64 = 0, cacheMisses: Int64 = 0, sortWork: Int64 = 0, collations: Int64 = 0) {
         self.vmSteps = vmSteps
         self.cacheMisses = cacheMisses
         self.sortWork = sortWork
+        self.collations = collations
     }
 
     public static func + (left: SQLiteWork, right: SQLiteWork) -> SQLiteWork {
         SQLiteWork(
             vmSteps: left.vmSteps + right.vmSteps, cacheMisses: left.cacheMisses + right.cacheMisses,
-            sortWork: left.sortWork + right.sortWork)
+            sortWork: left.sortWork + right.sortWork, collations: left.collations + right.collations)
     }
 
     public static func - (left: SQLiteWork, right: SQLiteWork) -> SQLiteWork {
         SQLiteWork(
             vmSteps: left.vmSteps - right.vmSteps, cacheMisses: left.cacheMisses - right.cacheMisses,
-            sortWork: left.sortWork - right.sortWork)
+            sortWork: left.sortWork - right.sortWork, collations: left.collations - right.collations)
     }
 }
 
@@ -50,7 +55,8 @@ public protocol WorkMeter: AnyObject {
 }
 
 /// Counts one connection's work: the instructions of its finalized statements plus those of
-/// the statements it holds now, and its page cache's misses.
+/// the statements it holds now, its page cache's misses, and its comparisons through the
+/// counted collations.
 ///
 /// SQLite adds a statement's instructions to `SQLITE_STMTSTATUS_VM_STEP` only when
 /// `sqlite3_step` returns, so a statement still running (a `CREATE INDEX`, a recursive query
@@ -74,11 +80,17 @@ public final class SQLiteWorkCounter {
     /// Instructions reported by the progress handler since then, which no statement's own
     /// count holds yet.
     private var inFlight: Int64 = 0
+    /// Where the connection's counted collations count; it outlives the connection, which
+    /// holds this counter.
+    private let collations = UnsafeMutablePointer<preflight_collation_counts>.allocate(capacity: 1)
 
     init(handle: OpaquePointer, meter: WorkMeter) {
         self.handle = handle
         self.meter = meter
+        collations.initialize(to: preflight_collation_counts(comparisons: 0))
     }
+
+    deinit { collations.deallocate() }
 
     /// The connection's work so far.
     public var total: SQLiteWork {
@@ -87,6 +99,7 @@ public final class SQLiteWorkCounter {
         var work = settle()
         work.vmSteps += inFlight
         work.cacheMisses = Self.status(handle, SQLITE_DBSTATUS_CACHE_MISS)
+        work.collations = collations.pointee.comparisons
         return work
     }
 
@@ -125,6 +138,13 @@ public final class SQLiteWorkCounter {
         handle = nil
     }
 
+    /// Replaces the connection's `NOCASE` and `RTRIM` with the counted ones (an SQLite
+    /// result code).
+    fileprivate func countCollations() -> Int32 {
+        guard let handle else { return SQLITE_MISUSE }
+        return preflight_count_collations(handle, collations)
+    }
+
     func report() {
         _ = settle()
         inFlight += Int64(Self.reportInterval)
@@ -149,8 +169,11 @@ private func reportSQLiteWork(_ context: UnsafeMutableRawPointer?) -> Int32 {
 
 extension Connection {
     /// Counts this connection's work from now on and reports it to `meter` as it goes.
-    public func reportWork(to meter: WorkMeter) {
+    /// While none of the connection's statements is running: SQLite refuses to replace a
+    /// collation (the counted ones) during one.
+    public func reportWork(to meter: WorkMeter) throws(SQLiteError) {
         let counter = SQLiteWorkCounter(handle: handle, meter: meter)
+        try SQLiteError.check(counter.countCollations(), handle)
         workCounter = counter
         sqlite3_progress_handler(
             handle, SQLiteWorkCounter.reportInterval, reportSQLiteWork, Unmanaged.passUnretained(counter).toOpaque())

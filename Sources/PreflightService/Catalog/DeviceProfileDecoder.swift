@@ -93,10 +93,11 @@ enum DeviceProfileDecoder {
             try cpuFields.rejectUnknown(["geekbench5_single_core"])
             cpu = SpeedModel.cpu(geekbench5SingleCore: try cpuFields.positive("geekbench5_single_core"))
         } else {
-            try cpuFields.rejectUnknown(["vm_step_ns", "sort_ns", "cache_miss_ns"])
+            try cpuFields.rejectUnknown(["vm_step_ns", "sort_ns", "cache_miss_ns", "collation_ns"])
             cpu = SpeedModel.CPU(
                 vmStepNs: try cpuFields.positive("vm_step_ns"), sortNs: try cpuFields.positive("sort_ns", allowZero: true),
-                cacheMissNs: try cpuFields.positive("cache_miss_ns", allowZero: true))
+                cacheMissNs: try cpuFields.positive("cache_miss_ns", allowZero: true),
+                collationNs: try cpuFields.positive("collation_ns", allowZero: true))
         }
         let storageFields = Fields(object: storageObject, source: source, prefix: "speed.storage.")
         try storageFields.rejectUnknown(["read_mb_per_s", "write_mb_per_s", "read_latency_us", "write_latency_us", "flush_ms"])

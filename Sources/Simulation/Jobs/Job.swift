@@ -41,10 +41,14 @@ public struct JobInput: Sendable {
     public var database: String
     /// Where its WAL is, when one came with it (a path that does not exist means none did).
     public var wal: String?
+    /// The database's SHA-256 when whoever made the input hashed it already (a matrix hashes
+    /// each row's file once for all its devices); nil: the run hashes it.
+    public var sha256: String?
 
-    public init(database: String, wal: String?) {
+    public init(database: String, wal: String?, sha256: String? = nil) {
         self.database = database
         self.wal = wal
+        self.sha256 = sha256
     }
 
     /// The WAL, when there is one.

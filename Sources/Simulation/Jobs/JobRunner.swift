@@ -503,11 +503,14 @@ struct UploadReading: Sendable {
     /// What the WAL check found (nil: nothing, or no WAL).
     var walFinding: WALFinding?
 
-    /// Hashes the database at `path`, and with `walCheck` compares that WAL with it;
-    /// throws when the database cannot be read.
-    static func read(_ path: String, walCheck: (wal: String, database: DatabaseHeader)?) throws(FileError) -> UploadReading {
+    /// Hashes the database at `path` (unless its hash is `knownSHA256`), and with `walCheck`
+    /// compares that WAL with it; throws when the database cannot be read.
+    static func read(
+        _ path: String, knownSHA256: String?, walCheck: (wal: String, database: DatabaseHeader)?
+    ) throws(FileError) -> UploadReading {
         let started = ContinuousClock.now
-        let sha256 = try sha256OfFile(path)
+        let sha256: String
+        if let knownSHA256 { sha256 = knownSHA256 } else { sha256 = try sha256OfFile(path) }
         return UploadReading(
             sha256: sha256, elapsedMs: milliseconds(ContinuousClock.now - started),
             walFinding: walCheck.flatMap { WALFinding.check(walPath: $0.wal, databasePath: path, database: $0.database) })

@@ -118,7 +118,9 @@ extension JobRun {
         guard SpaceStats.create(path: job.directory.spaceStats, quotaBytes: quota) == 0 else {
             throw end(.failed, Failure(kind: "internal", message: "cannot create the space stats file in the job directory"))
         }
-        reading = BackgroundTask { [job, walCheck] in try UploadReading.read(job.input.database, walCheck: walCheck) }
+        reading = BackgroundTask { [job, walCheck] in
+            try UploadReading.read(job.input.database, knownSHA256: job.input.sha256, walCheck: walCheck)
+        }
         return (inspection, durable)
     }
 

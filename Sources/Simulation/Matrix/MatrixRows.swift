@@ -42,7 +42,9 @@ struct MatrixRows {
                     input: .walWithoutDatabase))
                 continue
             }
-            let input = JobInput(database: database, wal: fixture.wal)
+            // Hashed once, here: the row's identity in a merge, and every cell's input hash.
+            // Unreadable, it stays nil, and each cell's own hash fails as a run's does.
+            let input = JobInput(database: database, wal: fixture.wal, sha256: try? sha256OfFile(database))
             fixtureRows.append(Planned(
                 row: MatrixRow(
                     fromVersion: Self.version(of: input, runner: request.plan.runner, recorded: recordedVersions[database]),
@@ -80,7 +82,7 @@ struct MatrixRows {
 
     /// The fixture's hash, with its WAL's after a `+`: how a merge knows the inputs.
     static func hash(_ input: JobInput) -> String? {
-        guard let main = try? sha256OfFile(input.database) else { return nil }
+        guard let main = input.sha256 else { return nil }
         guard let wal = input.existingWAL else { return main }
         return main + "+" + ((try? sha256OfFile(wal)) ?? "unreadable")
     }

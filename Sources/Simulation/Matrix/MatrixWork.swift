@@ -176,7 +176,8 @@ final class MatrixWork: @unchecked Sendable {
                 plan: request.plan, version: version, rows: request.rows, seed: SynthesisRequest.rehearsalSeed, sample: request.sample,
                 job: Job(directory: place, plan: request.plan, options: first.options, device: first.profile),
                 workerExecutable: workerExecutable, maxSeconds: remainingSeconds, cancellation: parent)
-            file = .ready(JobInput(database: path, wal: nil))
+            // Hashed once for all the row's cells; unreadable, each cell's own hash fails as a run's does.
+            file = .ready(JobInput(database: path, wal: nil, sha256: try? sha256OfFile(path)))
             made = (summary.bytes, summary.tables.mapValues { Int64($0) })
         } catch let error as SynthesisError {
             file = .unusable(.failed, Failure(kind: error.code, message: "cannot synthesize v\(version): \(error.message)"))

@@ -79,6 +79,7 @@ public enum Synthesizer {
             // Foreign keys are made to hold by construction and checked once at the end.
             try connection.execute(
                 "PRAGMA journal_mode = MEMORY; PRAGMA synchronous = OFF; PRAGMA foreign_keys = OFF; PRAGMA cache_size = -65536")
+            try PoolText.define(on: connection)
             return (connection, try SchemaShape.read(connection))
         } catch {
             throw .sqlite(error, while: "opening the new database")

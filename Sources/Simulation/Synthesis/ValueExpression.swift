@@ -3,9 +3,9 @@ import MigrationCore
 /// The SQL that computes one column's value for row `n` inside SQLite. Every expression
 /// reads only the counter's two columns: `preflight_counter.n`, the row number 1...N, and `preflight_counter.h`, the state of
 /// a seeded MINSTD stream (h' = h * 48271 mod 2^31-1, which never overflows 64-bit
-/// integers), and the text pool bound as `?1` (a blob, so that `substr` is O(1)). Pure
-/// SQL arithmetic: the same seed gives the same values on any machine, and nothing runs
-/// row by row in Swift.
+/// integers), and the text pool bound as `?1` (a blob). Integer arithmetic, and texts cut
+/// from the pool by one function (`PoolText`): the same seed gives the same values on any
+/// machine.
 enum ValueExpression {
     static let modulus: Int64 = 2_147_483_647
     /// The stream's multiplier (Park and Miller's MINSTD).
@@ -71,9 +71,9 @@ enum ValueExpression {
         case .real:
             return "(\(row) + 0.5)"
         case .text:
-            return "(\(text(shape, draw: "(\(row) * 7919)", lengths: lengthRange(shape, nil))) || '#' || \(row))"
+            return "(\(PoolText.call(draw: "(\(row) * 7919)", lengths: lengthRange(shape, nil))) || '#' || \(row))"
         case .blob:
-            return "CAST(\(text(shape, draw: "(\(row) * 7919)", lengths: lengthRange(shape, nil))) || '#' || \(row) AS BLOB)"
+            return "CAST(\(PoolText.call(draw: "(\(row) * 7919)", lengths: lengthRange(shape, nil))) || '#' || \(row) AS BLOB)"
         }
     }
 
@@ -107,9 +107,9 @@ enum ValueExpression {
             let (low, high) = realRange(shape, facts.valueBounds)
             return "(\(low) + \(source) * \(high - low) / \(Double(modulus)))"
         case .text:
-            return text(shape, draw: source, lengths: lengthRange(shape, facts.lengthBounds))
+            return PoolText.call(draw: source, lengths: lengthRange(shape, facts.lengthBounds))
         case .blob:
-            return "CAST(\(text(shape, draw: source, lengths: lengthRange(shape, facts.lengthBounds))) AS BLOB)"
+            return "CAST(\(PoolText.call(draw: source, lengths: lengthRange(shape, facts.lengthBounds))) AS BLOB)"
         }
     }
 
@@ -131,15 +131,6 @@ enum ValueExpression {
             cases += " WHEN \(source) % \(total) < \(cumulative) THEN \(literal)"
         }
         return "CASE\(cases) ELSE \(options[options.count - 1].0) END"
-    }
-
-    /// Text of a length in `lengths`: two pieces cut from the pool where `draw` says, so
-    /// that a column has as many different texts as it asks for (poolWindow² starts, not
-    /// poolWindow).
-    private static func text(_ shape: ColumnShape, draw: String, lengths: ClosedRange<Int>) -> String {
-        let length = lengths.count == 1 ? "\(lengths.lowerBound)" : "(\(lengths.lowerBound) + \(draw) / 7 % \(lengths.count))"
-        let first = "(\(length) / 2)"
-        return "CAST(substr(?1, 1 + \(draw) % \(poolWindow), \(first)) || substr(?1, 1 + \(draw) / \(poolWindow) % \(poolWindow), \(length) - \(first)) AS TEXT)"
     }
 
     /// Lengths whose mean is the shape's, inside its smallest and largest (uniform over a
