@@ -60,31 +60,50 @@ struct CapacityModelTests {
         return batches
     }
 
-    /// A cost that bends upward (a table outgrowing the page cache): a line through the two
-    /// largest sizes would place the boundary too far; the curve through three is confirmed
-    /// by the first pair, run side by side.
-    @Test func aCostThatBendsIsConfirmedByTheFirstPair() throws {
-        let batches = try expectSettled({ 60 + 0.01 * Double($0) + 4e-8 * Double($0) * Double($0) }, sizesAtMost: 8)
-        // The first three sizes are cheap whatever the plan: measured side by side too; so is
-        // 64,000 with 256,000, which the search tries next whenever 64,000 completes within
-        // the measuring's share of the watchdog, as 16,000 says it will.
-        #expect(batches.first == [1_000, 4_000, 16_000])
+    /// A cost that bends upward (an index's sort): a line through the two largest sizes
+    /// would place the boundary too far; the curve through three meets a fourth, so that
+    /// its prediction, four times the largest size that held, is confirmed at once (here
+    /// by the pair's lower run alone: 256,000 broke within 5% above it).
+    @Test func aCostThatBendsIsConfirmedAtOnce() throws {
+        let batches = try expectSettled({ 60 + 0.01 * Double($0) + 4e-8 * Double($0) * Double($0) }, sizesAtMost: 6)
+        // The first sizes are cheap whatever the plan: measured side by side; so is 64,000
+        // with 256,000, which the search tries next whenever 64,000 completes within the
+        // measuring's share of the watchdog, as 16,000 says it will.
+        #expect(batches.first == [1_000, 8_000, 16_000])
         #expect(batches.dropFirst().first == [64_000, 256_000])
-        #expect(batches.last?.count == 2)
-        #expect(batches.dropFirst(2).filter { $0.count == 2 }.count == 1, "\(batches)")
+        #expect(batches.count == 3, "\(batches)")
     }
 
-    /// A straight cost with a jump at a small size (a batch committed more): the line through
-    /// the two sizes around the jump misses the smallest size, so the search doubles rather
-    /// than stepping four-fold on it, and still settles within 5%.
-    @Test func aJumpAtASmallSizeIsNotExtrapolated() throws {
-        _ = try expectSettled({ $0 < 3_000 ? 600 + 0.1 * Double($0) : 2_000 + 0.09 * Double($0) }, sizesAtMost: 9)
+    /// A table that outgrows the page cache between the first sizes: each row costs little
+    /// up to a few thousand rows, then more, after a jump. The line through 8,000 and 16,000
+    /// rows, both beyond the jump, places the boundary where it is, and it meets 1,000, so
+    /// that its prediction, nearly twice the largest size, is confirmed at once; a line
+    /// through 4,000 and 16,000 would have spanned the jump and fallen short by more than
+    /// the pair reaches.
+    @Test func aTableOutgrowingThePageCacheIsConfirmedByTheFirstPair() throws {
+        let cost: (Int) -> Double = { rows in
+            let x = Double(rows)
+            if x <= 4_000 { return 155 + 0.036 * x }
+            if x <= 8_000 { return 299 + 0.2465 * (x - 4_000) }
+            return 1_285 + 0.167 * (x - 8_000)
+        }
+        let batches = try expectSettled(cost, sizesAtMost: 5)
+        #expect(batches.count == 2, "\(batches)")
+    }
+
+    /// A straight cost with a jump up above a small size (a batch committed more): the line
+    /// through the larger sizes passes above the smallest, so that it does not place the
+    /// boundary too far, and its prediction, twice the largest size, is confirmed at once.
+    @Test func aJumpAboveASmallSizeIsConfirmedAtOnce() throws {
+        let batches = try expectSettled({ $0 < 3_000 ? 600 + 0.1 * Double($0) : 2_000 + 0.09 * Double($0) }, sizesAtMost: 5)
+        #expect(batches.count == 2, "\(batches)")
     }
 
     /// A cost whose smallest size pays more than the line through the larger ones says (a
-    /// fixed cost that small runs pay): the model misses that size, so its scout doubles at
-    /// most, and a bolder scout beside it stands within reach of the boundary in the same
-    /// round, so that the confirming pair comes next.
+    /// fixed cost that small runs pay): the line passes below that size, as a cost bending
+    /// upward would, so that its far prediction is scouted, at a doubling at most, and a
+    /// bolder scout beside it stands within reach of the boundary in the same round, so
+    /// that the confirming pair comes next.
     @Test func aHeldBackScoutHasABolderOneBesideIt() throws {
         let batches = try expectSettled({ $0 < 3_000 ? 1_200 : 300 + 0.07 * Double($0) }, sizesAtMost: 7)
         #expect(batches.count == 3, "\(batches)")

@@ -17,10 +17,14 @@ import MigrationCore
 struct CapacityModel {
     /// The first launch's device time: the whole path plus the launch's own start.
     let launch: CostLine
-    /// Whether that line (or its curve) also meets a completed size it was not drawn
-    /// through, within `curveTolerance` of the watchdog: where it misses one, the cost is
-    /// not what it says between the sizes measured, let alone beyond them.
-    let isChecked: Bool
+    /// Whether that line is likely to place the boundary too far: it passes below a smaller
+    /// completed size it was not drawn through, by more than `curveTolerance` of the
+    /// watchdog (or there is none to compare), so that costs bend upward where the line
+    /// does not follow them. A line that meets that size, or the curve that meets a fourth,
+    /// is read as it is; one that passes above it (costs that bend downward: a cost that
+    /// jumped below the sizes the line is drawn through, as where a table outgrew the page
+    /// cache) places the boundary short of the truth, if anywhere.
+    let overreaches: Bool
     /// Each step's device time, in the plan's order.
     let steps: [(version: Int, cost: CostLine, resumable: Bool)]
     /// The database's files' peak growth over the run.
@@ -50,7 +54,7 @@ struct CapacityModel {
         else { return nil }
         let firstLaunch = Self.firstLaunch(Self.spaced(points.filter { $0.outcome == .completed }), watchdogMs: options.watchdogMs)
         launch = firstLaunch?.line ?? line
-        isChecked = firstLaunch?.checked ?? false
+        overreaches = firstLaunch?.overreaches ?? true
         var steps: [(Int, CostLine, Bool)] = []
         for step in plan.steps where step.version > fromVersion && step.version <= (options.target ?? plan.newestVersion) {
             let measured = measured.map { point in
@@ -84,17 +88,17 @@ struct CapacityModel {
     /// The first launch's line from `spaced` sizes (largest first): the chord of the parabola
     /// through the three largest, from the largest to where it reaches the watchdog, when
     /// they bend upward and the parabola meets the fourth; else the line through the two
-    /// largest. `checked`: whether it met a size it was not drawn through. Nil with fewer
-    /// than two.
-    static func firstLaunch(_ spaced: [(x: Double, y: Double)], watchdogMs: Int?) -> (line: CostLine, checked: Bool)? {
+    /// largest. `overreaches`: whether it passes below the next size, or has none to meet
+    /// (`overreaches` of the model). Nil with fewer than two.
+    static func firstLaunch(_ spaced: [(x: Double, y: Double)], watchdogMs: Int?) -> (line: CostLine, overreaches: Bool)? {
         guard spaced.count >= 2, let line = CostFit.line([spaced[1], spaced[0]]) else { return nil }
-        guard let watchdogMs, spaced.count >= 3 else { return (line, false) }
+        guard let watchdogMs, spaced.count >= 3 else { return (line, true) }
         if spaced.count >= 4,
             let chord = chord(through: [spaced[2], spaced[1], spaced[0]], reaching: Double(watchdogMs), meeting: spaced[3])
         {
-            return (chord, true)
+            return (chord, false)
         }
-        return (line, abs(line.at(Int(spaced[2].x)) - spaced[2].y) <= curveTolerance * Double(watchdogMs))
+        return (line, spaced[2].y - line.at(Int(spaced[2].x)) > curveTolerance * Double(watchdogMs))
     }
 
     /// The chord from the largest of three sizes (in increasing order) to where the parabola

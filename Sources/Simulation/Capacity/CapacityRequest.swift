@@ -21,9 +21,8 @@ public struct CapacityRequest: Sendable {
     public var bisectPercent: Double?
     /// How many sizes are rehearsed at once (the runs that confirm one prediction): the
     /// command line's search has the machine to itself; a server's runs in the one slot
-    /// its job was given. Above 1, the first round runs all of the smallest sizes the
-    /// measuring takes (`PredictingSearch.measuredSizes`), which are mostly their processes'
-    /// starts.
+    /// its job was given. Above 1, the first round runs all of the measuring's first
+    /// sizes (`PredictingSearch.firstSizes`), which are mostly their processes' starts.
     public var sideBySide = 1
 
     public static let defaultMaxRows = 100_000_000

@@ -1,14 +1,17 @@
 import MigrationCore
 
 /// Which size to try next when the device clock makes a size's cost a function of the file
-/// alone (issue 32): measure a few sizes (the search's own geometric steps, until a first
-/// launch takes a good part of the watchdog), fit the costs (`CapacityModel`), predict the
-/// boundary, and confirm it with one run just below and one just above, which may run side
-/// by side (`sideBySide`). A prediction still far beyond the sizes that held is scouted
+/// alone (issue 32): measure a few sizes (`firstSizes`, then the search's own geometric
+/// steps, until a first launch takes a good part of the watchdog), fit the costs
+/// (`CapacityModel`), predict the boundary, and confirm it with one run just below and one
+/// just above, which may run side by side (`sideBySide`). A prediction far beyond the sizes
+/// that held, by a line that places it too far (`CapacityModel.overreaches`), is scouted
 /// first, at about two thirds of it: the nearer the sizes measured, the less a cost that
-/// bends shifts the prediction, and a scout costs less than a pair of confirmations that
-/// disagree (a scout held back short of that, by a model that misses a size measured, has
-/// a bolder one beside it). When a confirmation disagrees, the costs are fitted again with
+/// bends shifts the prediction, and a pair beyond the boundary would break twice, each at a
+/// watchdog's cost (a scout held back short of that, to a doubling, has a bolder one beside
+/// it). Any other prediction is confirmed at once: where that pair holds twice, it has
+/// measured the cost next to the boundary, closer than a scout would have. When a
+/// confirmation disagrees, the costs are fitted again with
 /// the runs it added (now near the boundary) and predicted once more, and only the side not
 /// yet bracketed within the precision is run again; a prediction at or beyond a size that
 /// broke is confirmed by one run as far below that size as still brackets it. After
@@ -31,6 +34,13 @@ struct PredictingSearch {
 
     /// Completed sizes measured before the first prediction, at least.
     static let measuredSizes = 3
+    /// The measuring's first sizes, as multiples of the first: the first, and its second
+    /// geometric step with half of it (in place of the first step), where the measuring
+    /// ends for a boundary within a few steps, so that a line through the two largest spans
+    /// a doubling, not a four-fold step: a cost that bends between them (a table outgrowing
+    /// the page cache) tilts it far less. Side by side they take about the largest one's
+    /// time, each rehearsal mostly its processes' starts.
+    static let firstSizes = [1, 8, 16]
     /// The measuring goes on until a first launch takes this share of the watchdog.
     static let measuredShare = 0.25
     /// A confirming run lies this ratio below or above the predicted boundary, so that the
@@ -44,8 +54,8 @@ struct PredictingSearch {
     /// A prediction further than this ratio beyond the largest size that held is scouted
     /// first.
     static let reach = 1.8
-    /// The scout's size, as a share of the prediction (and at most one geometric step
-    /// beyond the largest size that held, or a doubling where the model is not checked).
+    /// The scout's size, as a share of the prediction (and at most a doubling of the largest
+    /// size that held).
     static let scoutShare = 0.69
 
     private(set) var points: [Int: CapacityPoint] = [:]
@@ -96,6 +106,7 @@ struct PredictingSearch {
             }
             return .narrowed
         }
+        if broke == nil, let first = firstSizes.first(where: { search.tried[$0] == nil }) { return .tryRows(first) }
         let completed = points.values.filter { $0.outcome == .completed }.map(\.rows)
         if broke == nil && !measuredEnough(completed) { return plain }
         guard roundsTaken[boundary, default: 0] < Self.rounds, let held,
@@ -111,10 +122,9 @@ struct PredictingSearch {
         // The model places the boundary at or beyond a size that broke: it lies below that size.
         let beyondBroke = broke.map { breaking >= $0 } ?? false
         let target = broke.map { min(breaking, $0) } ?? breaking
-        if Double(target) > Double(held) * Self.reach {
-            // A model that misses a size measured is not trusted for a long step.
+        if model.overreaches, Double(target) > Double(held) * Self.reach {
             let share = Int(Double(target) * Self.scoutShare)
-            let scout = min(share, held * (model.isChecked ? CapacitySearch.growth : 2))
+            let scout = min(share, held * 2)
             if scout > held, scout < (broke ?? Int.max), search.tried[scout] == nil {
                 // A scout held back from the share of the prediction has a bolder one beside
                 // it, as far beyond it as a prediction is taken without a scout: if that one
@@ -148,8 +158,9 @@ struct PredictingSearch {
 
     /// The sizes to rehearse at once, `rows` (what `next()` answered) first: with it, the
     /// other confirmations of the same prediction, up to `limit` in all, or a held-back
-    /// scout's bolder one, or the measuring's next step where the search would try it next
-    /// anyway (`cheapSteps`). Their outcomes are recorded in this order.
+    /// scout's bolder one, or the rest of the first sizes, or the measuring's next step
+    /// where the search would try it next anyway (`cheapSteps`). Their outcomes are
+    /// recorded in this order.
     mutating func sideBySide(_ rows: Int, limit: Int) -> [Int] {
         if limit > 1, let boldScout, boldScout.scout == rows { return [rows, boldScout.beside] }
         guard pending.first?.rows == rows else { return limit > 1 ? cheapSteps(rows) : [rows] }
@@ -158,29 +169,28 @@ struct PredictingSearch {
         return sizes
     }
 
-    /// A geometric step of the measuring with the one after it, where the search would try
-    /// that one next anyway: the first `measuredSizes` (whatever they cost, each rehearsal
-    /// mostly its processes' starts), or a size whose first launch the largest so far says
-    /// will take under the share of the watchdog the measuring stops at, so that the
-    /// measuring goes on past it whenever it completes as said. Side by side, the
-    /// smaller ones' rehearsals cost no time of their own. Only on the device clock, where
-    /// runs side by side measure what each would alone.
+    /// The first sizes together (whatever they cost), or a geometric step of the measuring
+    /// with the one after it, where the search would try that one next anyway: a size whose
+    /// first launch the largest so far says will take under the share of the watchdog the
+    /// measuring stops at, so that the measuring goes on past it whenever it completes as
+    /// said. Side by side, the smaller ones' rehearsals cost no time of their own. Only on
+    /// the device clock, where runs side by side measure what each would alone.
     private func cheapSteps(_ rows: Int) -> [Int] {
-        guard predicts, search.bracket(.completes).broke == nil, search.next(.completes) == .tryRows(rows) else { return [rows] }
+        guard predicts, search.bracket(.completes).broke == nil else { return [rows] }
+        if rows == search.startRows { return firstSizes.filter { search.tried[$0] == nil } }
+        guard search.next(.completes) == .tryRows(rows) else { return [rows] }
         let next = min(rows * CapacitySearch.growth, search.maxRows)
         guard next > rows, search.tried[next] == nil else { return [rows] }
-        if rows == search.startRows {
-            var sizes = [rows, next]
-            while sizes.count < Self.measuredSizes, let last = sizes.last, last < search.maxRows {
-                sizes.append(min(last * CapacitySearch.growth, search.maxRows))
-            }
-            return sizes
-        }
         let completed = points.values.filter { $0.outcome == .completed }
         guard let watchdogMs = options.watchdogMs, let largest = completed.max(by: { $0.rows < $1.rows }),
             let ms = largest.deviceMs, Double(ms * rows) / Double(largest.rows) < Double(watchdogMs) * Self.measuredShare
         else { return [rows] }
         return [rows, next]
+    }
+
+    /// `firstSizes` in rows, each once, up to the largest size allowed.
+    private var firstSizes: [Int] {
+        Set(Self.firstSizes.map { min($0 * search.startRows, search.maxRows) }).sorted()
     }
 
     /// Enough sizes completed, and the largest took a good part of the watchdog (any part
