@@ -57,6 +57,23 @@ import TestSupport
         #expect(try profile(#"{"name": "p"}"#).timeScale == 1)
     }
 
+    /// A speed model fitted before collations were counted still loads; its comparisons cost
+    /// what they cost the reference core, against the profile's own instruction.
+    @Test func aCPUWithoutACollationCostTakesTheReferenceRatio() throws {
+        let speed = { (collation: String) in
+            """
+            {"name": "p", "speed": {"cpu": {"vm_step_ns": 48.2, "sort_ns": 0.5, "cache_miss_ns": 900\(collation)},
+             "storage": {"read_mb_per_s": 50, "write_mb_per_s": 20, "read_latency_us": 200, "write_latency_us": 20, "flush_ms": 8}}}
+            """
+        }
+        let reference = SpeedModel.referenceCore.cpu
+        let older = try #require(try profile(speed("")).speed?.cpu)
+        #expect(older.collationNs == 48.2 * reference.collationNs / reference.vmStepNs)
+        #expect(older.vmStepNs == 48.2)
+        #expect(try profile(speed(#", "collation_ns": 30"#)).speed?.cpu.collationNs == 30)
+        #expect(throws: ConfigurationError.self) { try profile(speed(#", "collation_ns": -1"#)) }
+    }
+
     @Test(arguments: [
         (#"{"name": "p", "colour": "red"}"#, "p.json: colour"),
         (#"{"name": "p", "connection": {"page_size": 4096}}"#, "p.json: connection.page_size"),

@@ -7,10 +7,11 @@ import MigrationCore
 /// which made the SQL's evaluation a large share of a fill.
 ///
 /// Two pieces, so that a column has as many different texts as it asks for (poolWindow²
-/// starts, not poolWindow). It makes the very bytes that SQL made, so a file is the same whichever made it: a length
-/// of `low`, plus `draw / 7 % lengths` when there is more than one; its first half from
-/// `draw % poolWindow` in the pool, the rest from `draw / poolWindow % poolWindow`; cut
-/// short at the pool's end, as `substr` is; text, as `||` makes of two blobs.
+/// starts, not poolWindow). It makes the very bytes that SQL made, so a file is the same
+/// whichever made it: a length of `low`, plus `draw / 7 % lengths` when there is more than
+/// one; its first half from `draw % poolWindow` in the pool, the rest from
+/// `draw / poolWindow % poolWindow`; cut short at the pool's end, as `substr` is; text, as
+/// `||` makes of two blobs.
 enum PoolText {
     static let functionName = "preflight_pool_text"
 
