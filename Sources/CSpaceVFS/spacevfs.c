@@ -135,6 +135,9 @@ typedef sqlite3_int64 i64;
 typedef struct SpaceNode SpaceNode;
 typedef struct SpaceFile SpaceFile;
 
+/* A byte range of a file, [iStart, iEnd). */
+typedef struct SpaceRange { i64 iStart; i64 iEnd; } SpaceRange;
+
 /*
 ** What is counted for one file on disk.  All fields are guarded by
 ** gSpace.mutex.
@@ -163,7 +166,9 @@ struct SpaceFile {
   int bShm;             /* This handle has the -shm mapped */
   int bDeleteOnClose;   /* The file goes away when this handle closes */
   i64 iReadEnd;         /* Where this handle's last read ended: a read there streams on */
-  i64 iWriteEnd;        /* Where this handle's last write ended: a write there streams on */
+  SpaceRange *aDirty;   /* Byte ranges written since this handle's last sync */
+  int nDirty;           /* Ranges in aDirty */
+  int nDirtyAlloc;      /* Ranges aDirty has room for */
   SpaceNode sAnon;      /* The node of a delete-on-close file */
 };
 
@@ -233,6 +238,12 @@ static void spaceRecordFault(int eClass){
   pS->fault_tag = pS->window_tag;
 }
 
+/* A file a sync makes durable: the database, its journal or its WAL. */
+static int spaceIsDurable(int eClass){
+  return eClass==SPACEVFS_CLASS_MAIN || eClass==SPACEVFS_CLASS_JOURNAL
+      || eClass==SPACEVFS_CLASS_WAL;
+}
+
 /*
 ** Append one record (and nData bytes of aData after it) to the operation
 ** log, for files of the classes a power cut matters to.  One writev, so that
@@ -242,8 +253,7 @@ static void spaceLog(int eOp, int eClass, int flags, i64 iOfst, i64 nData,
                      const void *aData){
   spacevfs_record r;
   struct iovec a[2];
-  if( eClass!=SPACEVFS_CLASS_MAIN && eClass!=SPACEVFS_CLASS_JOURNAL
-   && eClass!=SPACEVFS_CLASS_WAL ) return;
+  if( !spaceIsDurable(eClass) ) return;
   memset(&r, 0, sizeof(r));
   r.op = (uint8_t)eOp;
   r.file_class = (uint8_t)eClass;
@@ -326,6 +336,57 @@ static int spaceClassOf(int flags){
 ** gone now, so subtract it; a named file stays counted (it is still on disk)
 ** unless it was deleted while open.
 */
+/* Orders ranges by where they start. */
+static int spaceRangeCompare(const void *pA, const void *pB){
+  i64 a = ((const SpaceRange*)pA)->iStart, b = ((const SpaceRange*)pB)->iStart;
+  return a<b ? -1 : a>b;
+}
+
+/*
+** Sort the handle's dirty ranges and merge those that overlap or touch, in
+** place: what is left are the extents a flush writes, each a run of bytes.
+*/
+static void spaceMergeDirty(SpaceFile *p){
+  int i, n = 0;
+  if( p->nDirty<2 ) return;
+  qsort(p->aDirty, p->nDirty, sizeof(SpaceRange), spaceRangeCompare);
+  for(i=1; i<p->nDirty; i++){
+    if( p->aDirty[i].iStart<=p->aDirty[n].iEnd ){
+      if( p->aDirty[i].iEnd>p->aDirty[n].iEnd ) p->aDirty[n].iEnd = p->aDirty[i].iEnd;
+    }else{
+      p->aDirty[++n] = p->aDirty[i];
+    }
+  }
+  p->nDirty = n + 1;
+}
+
+/*
+** Remember a write of a durable file until its next sync.  A write that
+** carries on from the last one extends its range; when the array is full, it
+** is merged first, and grown only if merging freed too little.  If memory
+** runs out the range is dropped: the count is the device clock's, and a
+** flush is then counted as fewer extents, never as a failed write.
+*/
+static void spaceNoteDirty(SpaceFile *p, i64 iStart, i64 iEnd){
+  if( p->nDirty>0 && p->aDirty[p->nDirty-1].iEnd==iStart ){
+    p->aDirty[p->nDirty-1].iEnd = iEnd;
+    return;
+  }
+  if( p->nDirty==p->nDirtyAlloc ){
+    spaceMergeDirty(p);
+    if( p->nDirty*2>=p->nDirtyAlloc ){
+      int nNew = p->nDirtyAlloc ? p->nDirtyAlloc*2 : 64;
+      SpaceRange *aNew = realloc(p->aDirty, nNew*sizeof(SpaceRange));
+      if( aNew==0 ) return;
+      p->aDirty = aNew;
+      p->nDirtyAlloc = nNew;
+    }
+  }
+  p->aDirty[p->nDirty].iStart = iStart;
+  p->aDirty[p->nDirty].iEnd = iEnd;
+  p->nDirty++;
+}
+
 static int spaceClose(sqlite3_file *pFile){
   SpaceFile *p = (SpaceFile*)pFile;
   SpaceNode *pNode = p->pNode;
@@ -340,6 +401,9 @@ static int spaceClose(sqlite3_file *pFile){
     spaceDropNode(pNode);
   }
   pthread_mutex_unlock(&gSpace.mutex);
+  free(p->aDirty);
+  p->aDirty = 0;
+  p->nDirty = p->nDirtyAlloc = 0;
   p->pNode = 0;
   return rc;
 }
@@ -417,12 +481,8 @@ static int spaceWrite(sqlite3_file *pFile, const void *zBuf, int iAmt,
       gSpace.pStats->window.bytes_written[p->eClass] += iAmt;
       gSpace.pStats->run.write_calls[p->eClass]++;
       gSpace.pStats->window.write_calls[p->eClass]++;
-      if( iOfst!=p->iWriteEnd ){
-        gSpace.pStats->run.random_writes[p->eClass]++;
-        gSpace.pStats->window.random_writes[p->eClass]++;
-      }
+      if( spaceIsDurable(p->eClass) ) spaceNoteDirty(p, iOfst, iEnd);
     }
-    p->iWriteEnd = iEnd;
     if( iEnd>p->pNode->szFile ) spaceSetSize(p->pNode, iEnd);
     if( gSpace.bRecording ) spaceLog(SPACEVFS_OP_WRITE, p->eClass, 0, iOfst, iAmt, zBuf);
     pthread_mutex_unlock(&gSpace.mutex);
@@ -467,8 +527,11 @@ static int spaceSync(sqlite3_file *pFile, int flags){
     spacevfs_stats *pS = gSpace.pStats;
     pS->run.syncs[p->eClass]++;
     pS->window.syncs[p->eClass]++;
-    if( p->eClass==SPACEVFS_CLASS_MAIN || p->eClass==SPACEVFS_CLASS_JOURNAL
-     || p->eClass==SPACEVFS_CLASS_WAL ){
+    if( spaceIsDurable(p->eClass) ){
+      spaceMergeDirty(p);
+      pS->run.flushed_extents[p->eClass] += p->nDirty;
+      pS->window.flushed_extents[p->eClass] += p->nDirty;
+      p->nDirty = 0;
       pS->durable_syncs++;
       if( gSpace.eFault==SPACEVFS_FAULT_KILL_BEFORE_SYNC
        && pS->durable_syncs==gSpace.nFaultAt ){
@@ -944,6 +1007,7 @@ void spacevfs_window_begin(int32_t tag){
     memset(pW->write_calls, 0, sizeof(pW->write_calls));
     memset(pW->reads, 0, sizeof(pW->reads));
     memset(pW->bytes_read, 0, sizeof(pW->bytes_read));
+    memset(pW->flushed_extents, 0, sizeof(pW->flushed_extents));
     pS->window_tag = tag;
     pS->window_start_bytes = pS->run.total_bytes;
   }

@@ -10,15 +10,6 @@ import TestSupport
 /// SQLite, which reads the file afterwards.
 @Suite("Counted collations")
 struct CountedCollationTests {
-    /// Keeps the counter the connection reports with: where the comparisons are read.
-    private final class Meter: WorkMeter {
-        var counter: SQLiteWorkCounter?
-        func counting(_ counter: SQLiteWorkCounter) { self.counter = counter }
-        func sqliteWorked() {}
-        func ownWorkStarted() {}
-        func ownWorkEnded() {}
-    }
-
     /// Texts on the edges of both collations: case, the bytes beside the letters in ASCII
     /// (`@ [ \` {`, between and around `A-Z` and `a-z`), UTF-8 letters that no ASCII
     /// folding touches, invalid UTF-8, prefixes, trailing and leading spaces, the empty text,
@@ -47,7 +38,7 @@ struct CountedCollationTests {
 
     /// A file with the texts in a column declared with `collation`, on a connection with
     /// SQLite's own collations (`meter` nil) or the counted ones.
-    private func filled(_ path: String, _ collation: String, meter: Meter?) throws -> Connection {
+    private func filled(_ path: String, _ collation: String, meter: CounterKeeper?) throws -> Connection {
         let connection = try Connection(path: path, create: true)
         if let meter { try connection.reportWork(to: meter) }
         try connection.execute("CREATE TABLE t(id INTEGER PRIMARY KEY, v TEXT COLLATE \(collation))")
@@ -79,7 +70,7 @@ struct CountedCollationTests {
     func decidesEveryComparisonAsSQLitesOwn(collation: String) throws {
         let directory = TemporaryDirectory("counted-collation")
         let own = try filled(directory.file("own.db"), collation, meter: nil)
-        let meter = Meter()
+        let meter = CounterKeeper()
         let counted = try filled(directory.file("counted.db"), collation, meter: meter)
         let before = try #require(meter.counter).total.collations
 
@@ -91,7 +82,7 @@ struct CountedCollationTests {
     func anIndexOneFillsIsInOrderForTheOther(collation: String) throws {
         let directory = TemporaryDirectory("counted-collation")
         // Built and then grown (a B-tree search per insert) by one, read and checked by both.
-        for writer in [Meter() as Meter?, nil] {
+        for writer in [CounterKeeper() as CounterKeeper?, nil] {
             let path = directory.file("\(writer == nil ? "own" : "counted").db")
             do {
                 let connection = try filled(path, collation, meter: writer)
@@ -100,7 +91,7 @@ struct CountedCollationTests {
             }
             let own = try Connection(path: path)
             let counted = try Connection(path: path)
-            try counted.reportWork(to: Meter())
+            try counted.reportWork(to: CounterKeeper())
             #expect(try integrity(own) == [[.text("ok")]])
             #expect(try integrity(counted) == [[.text("ok")]])
             #expect(try decisions(counted) == decisions(own))

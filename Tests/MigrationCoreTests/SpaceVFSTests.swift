@@ -317,10 +317,11 @@ struct SpaceVFSTests {
 
     // MARK: - Random and streaming I/O
 
-    /// A copy into a new table appends its pages, which stream; an update of rows spread
-    /// over the table rewrites pages apart from one another, each a random write (the device
-    /// clock charges a random read or write its latency, a streaming one its bytes alone).
-    @Test func aCopyStreamsItsPagesAndScatteredUpdatesWriteAtRandom() throws {
+    /// A copy into a new table appends its pages, which a sync flushes as a few runs; an
+    /// update of rows spread over the table rewrites pages apart from one another, each its
+    /// own run (the device clock charges each run a random write's latency). Writes no sync
+    /// follows are no run at all: a WAL's frames wait for a checkpoint.
+    @Test func aSyncFlushesACopyAsFewRunsAndScatteredUpdatesAsMany() throws {
         let scratch = try Scratch()
         try scratch.startAccounting()
         let db = try TestDB(scratch.path("main.db"))
@@ -334,13 +335,31 @@ struct SpaceVFSTests {
         spacevfs_window_begin(2)
         try db.run("UPDATE t SET payload = 'x' || substr(payload, 2) WHERE id % 100 = 0")
         let scattered = snapshot().window
-        db.close()
-
         #expect(copy.writeCalls(.main) > 500)
-        #expect(copy.randomWrites(.main) * 10 < copy.writeCalls(.main))
+        #expect(copy.flushedExtents(.main) * 10 < copy.writeCalls(.main))
         #expect(copy.randomReads(.main) * 10 < copy.reads(.main))
         #expect(scattered.writeCalls(.main) > 100)
-        #expect(scattered.randomWrites(.main) * 2 > scattered.writeCalls(.main))
+        #expect(scattered.flushedExtents(.main) * 2 > scattered.writeCalls(.main))
+        // A page written twice before its sync is flushed once.
+        #expect(scattered.flushedExtents(.main) <= scattered.writeCalls(.main))
+
+        #expect(try db.text("PRAGMA journal_mode=WAL") == "wal")
+        try db.run("PRAGMA synchronous=NORMAL; PRAGMA wal_autocheckpoint=0")
+        spacevfs_window_begin(3)
+        try db.run("UPDATE t SET payload = 'y' || substr(payload, 2) WHERE id % 100 = 0")
+        let unsynced = snapshot().window
+        spacevfs_window_begin(4)
+        try db.run("PRAGMA wal_checkpoint(TRUNCATE)")
+        let checkpoint = snapshot().window
+        db.close()
+        // Commits at NORMAL sync no frames (a new WAL's header aside): hundreds of frames
+        // written, at most the one run of them that a header's sync flushes.
+        #expect(unsynced.writeCalls(.wal) > 100)
+        #expect(unsynced.syncs(.wal) <= 1 && unsynced.flushedExtents(.wal) <= unsynced.syncs(.wal))
+        #expect(unsynced.flushedExtents(.main) == 0)
+        // The checkpoint syncs the WAL, its frames one run, then writes the pages in place.
+        #expect(checkpoint.flushedExtents(.wal) == 1)
+        #expect(checkpoint.flushedExtents(.main) * 2 > checkpoint.writeCalls(.main))
     }
 
     // MARK: - Re-registration
@@ -386,7 +405,7 @@ extension spacevfs_counters {
     fileprivate func written(_ c: FileClass) -> Int64 { Self.element(bytes_written, c) }
     fileprivate func syncs(_ c: FileClass) -> Int64 { Self.element(syncs, c) }
     fileprivate func writeCalls(_ c: FileClass) -> Int64 { Self.element(write_calls, c) }
-    fileprivate func randomWrites(_ c: FileClass) -> Int64 { Self.element(random_writes, c) }
+    fileprivate func flushedExtents(_ c: FileClass) -> Int64 { Self.element(flushed_extents, c) }
     fileprivate func reads(_ c: FileClass) -> Int64 { Self.element(reads, c) }
     fileprivate func randomReads(_ c: FileClass) -> Int64 { Self.element(random_reads, c) }
 

@@ -57,21 +57,24 @@ import TestSupport
         #expect(try profile(#"{"name": "p"}"#).timeScale == 1)
     }
 
-    /// A speed model fitted before collations were counted still loads; its comparisons cost
-    /// what they cost the reference core, against the profile's own instruction.
-    @Test func aCPUWithoutACollationCostTakesTheReferenceRatio() throws {
-        let speed = { (collation: String) in
+    /// A speed model fitted before comparisons or page-cache hits were counted still loads;
+    /// each costs what it costs the reference core, against the profile's own instruction.
+    @Test func aCPUWithoutACollationOrHitCostTakesTheReferenceRatio() throws {
+        let speed = { (extra: String) in
             """
-            {"name": "p", "speed": {"cpu": {"vm_step_ns": 48.2, "sort_ns": 0.5, "cache_miss_ns": 900\(collation)},
+            {"name": "p", "speed": {"cpu": {"vm_step_ns": 48.2, "sort_ns": 0.5, "cache_miss_ns": 900\(extra)},
              "storage": {"read_mb_per_s": 50, "write_mb_per_s": 20, "read_latency_us": 200, "write_latency_us": 20, "flush_ms": 8}}}
             """
         }
         let reference = SpeedModel.referenceCore.cpu
         let older = try #require(try profile(speed("")).speed?.cpu)
         #expect(older.collationNs == 48.2 * reference.collationNs / reference.vmStepNs)
+        #expect(older.cacheHitNs == 48.2 * reference.cacheHitNs / reference.vmStepNs)
         #expect(older.vmStepNs == 48.2)
-        #expect(try profile(speed(#", "collation_ns": 30"#)).speed?.cpu.collationNs == 30)
+        let fitted = try #require(try profile(speed(#", "collation_ns": 30, "cache_hit_ns": 0"#)).speed?.cpu)
+        #expect(fitted.collationNs == 30 && fitted.cacheHitNs == 0)
         #expect(throws: ConfigurationError.self) { try profile(speed(#", "collation_ns": -1"#)) }
+        #expect(throws: ConfigurationError.self) { try profile(speed(#", "cache_hit_ns": -1"#)) }
     }
 
     @Test(arguments: [

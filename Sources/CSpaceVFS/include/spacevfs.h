@@ -41,7 +41,7 @@ typedef struct spacevfs_counters {
     int64_t reads[SPACEVFS_CLASS_COUNT];          /* xRead calls per class */
     int64_t bytes_read[SPACEVFS_CLASS_COUNT];     /* bytes asked of xRead per class */
     int64_t random_reads[SPACEVFS_CLASS_COUNT];   /* xRead calls not starting where the handle's last read ended */
-    int64_t random_writes[SPACEVFS_CLASS_COUNT];  /* xWrite calls not starting where the handle's last write ended */
+    int64_t flushed_extents[SPACEVFS_CLASS_COUNT]; /* runs of bytes a sync made durable: the handle's writes since its last sync, merged where they touch (database, journal and WAL) */
 } spacevfs_counters;
 
 typedef struct spacevfs_stats {
@@ -62,7 +62,7 @@ typedef struct spacevfs_stats {
 } spacevfs_stats;
 
 #define SPACEVFS_MAGIC 0x50465356u /* "PFSV" */
-#define SPACEVFS_LAYOUT_VERSION 4u
+#define SPACEVFS_LAYOUT_VERSION 5u
 
 /*
 ** Parent side: create (or truncate) the stats file at zPath with the given quota

@@ -9,6 +9,11 @@ public struct SQLiteWork: Sendable, Equatable {
     public var vmSteps: Int64 = 0
     /// Page reads that went to the file (`SQLITE_DBSTATUS_CACHE_MISS`).
     public var cacheMisses: Int64 = 0
+    /// Pages found in SQLite's page cache (`SQLITE_DBSTATUS_CACHE_HIT`): each level of a
+    /// B-tree search below its root fetches one, and the search within that page goes with it, whose
+    /// comparisons of `BINARY` texts take a fast path no collation's count sees. An index
+    /// insert searches from the root for every row.
+    public var cacheHits: Int64 = 0
     /// The instructions of statements that sorted (`CREATE INDEX`, an `ORDER BY` no index
     /// serves), each weighed by the base-2 log of their number: one instruction feeds a row
     /// to the sorter, whose comparisons grow as n log n and are no instructions of their own.
@@ -18,9 +23,10 @@ public struct SQLiteWork: Sendable, Equatable {
     /// call per comparison, where a `BINARY` index compares records on a fast path.
     public var collations: Int64 = 0
 
-    public init(vmSteps: Int64 = 0, cacheMisses: Int64 = 0, sortWork: Int64 = 0, collations: Int64 = 0) {
+    public init(vmSteps: Int64 = 0, cacheMisses: Int64 = 0, cacheHits: Int64 = 0, sortWork: Int64 = 0, collations: Int64 = 0) {
         self.vmSteps = vmSteps
         self.cacheMisses = cacheMisses
+        self.cacheHits = cacheHits
         self.sortWork = sortWork
         self.collations = collations
     }
@@ -28,13 +34,13 @@ public struct SQLiteWork: Sendable, Equatable {
     public static func + (left: SQLiteWork, right: SQLiteWork) -> SQLiteWork {
         SQLiteWork(
             vmSteps: left.vmSteps + right.vmSteps, cacheMisses: left.cacheMisses + right.cacheMisses,
-            sortWork: left.sortWork + right.sortWork, collations: left.collations + right.collations)
+            cacheHits: left.cacheHits + right.cacheHits, sortWork: left.sortWork + right.sortWork, collations: left.collations + right.collations)
     }
 
     public static func - (left: SQLiteWork, right: SQLiteWork) -> SQLiteWork {
         SQLiteWork(
             vmSteps: left.vmSteps - right.vmSteps, cacheMisses: left.cacheMisses - right.cacheMisses,
-            sortWork: left.sortWork - right.sortWork, collations: left.collations - right.collations)
+            cacheHits: left.cacheHits - right.cacheHits, sortWork: left.sortWork - right.sortWork, collations: left.collations - right.collations)
     }
 }
 
@@ -55,7 +61,7 @@ public protocol WorkMeter: AnyObject {
 }
 
 /// Counts one connection's work: the instructions of its finalized statements plus those of
-/// the statements it holds now, its page cache's misses, and its comparisons through the
+/// the statements it holds now, its page cache's hits and misses, and its comparisons through the
 /// counted collations.
 ///
 /// SQLite adds a statement's instructions to `SQLITE_STMTSTATUS_VM_STEP` only when
@@ -99,6 +105,7 @@ public final class SQLiteWorkCounter {
         var work = settle()
         work.vmSteps += inFlight
         work.cacheMisses = Self.status(handle, SQLITE_DBSTATUS_CACHE_MISS)
+        work.cacheHits = Self.status(handle, SQLITE_DBSTATUS_CACHE_HIT)
         work.collations = collations.pointee.comparisons
         return work
     }

@@ -93,16 +93,19 @@ enum DeviceProfileDecoder {
             try cpuFields.rejectUnknown(["geekbench5_single_core"])
             cpu = SpeedModel.cpu(geekbench5SingleCore: try cpuFields.positive("geekbench5_single_core"))
         } else {
-            try cpuFields.rejectUnknown(["vm_step_ns", "sort_ns", "cache_miss_ns", "collation_ns"])
+            try cpuFields.rejectUnknown(["vm_step_ns", "sort_ns", "cache_miss_ns", "cache_hit_ns", "collation_ns"])
             let vmStepNs = try cpuFields.positive("vm_step_ns")
-            // A profile fitted before comparisons were counted has no collation_ns: a
-            // comparison costs what it costs the reference core, against its instruction.
+            // A profile fitted before comparisons or page-cache hits were counted lacks their
+            // cost: each costs what it costs the reference core, against its instruction.
             let reference = SpeedModel.referenceCore.cpu
-            let collationNs = cpuObject["collation_ns"] == nil
-                ? vmStepNs * reference.collationNs / reference.vmStepNs : try cpuFields.positive("collation_ns", allowZero: true)
+            func againstInstruction(_ key: String, reference cost: Double) throws(ConfigurationError) -> Double {
+                cpuObject[key] == nil ? vmStepNs * cost / reference.vmStepNs : try cpuFields.positive(key, allowZero: true)
+            }
             cpu = SpeedModel.CPU(
                 vmStepNs: vmStepNs, sortNs: try cpuFields.positive("sort_ns", allowZero: true),
-                cacheMissNs: try cpuFields.positive("cache_miss_ns", allowZero: true), collationNs: collationNs)
+                cacheMissNs: try cpuFields.positive("cache_miss_ns", allowZero: true),
+                cacheHitNs: try againstInstruction("cache_hit_ns", reference: reference.cacheHitNs),
+                collationNs: try againstInstruction("collation_ns", reference: reference.collationNs))
         }
         let storageFields = Fields(object: storageObject, source: source, prefix: "speed.storage.")
         try storageFields.rejectUnknown(["read_mb_per_s", "write_mb_per_s", "read_latency_us", "write_latency_us", "flush_ms"])

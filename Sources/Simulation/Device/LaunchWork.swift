@@ -65,7 +65,7 @@ final class LaunchWork: WorkMeter {
         var counts = WorkCounts()
         counts.randomReads = sum(stats.run.random_reads)
         counts.bytesRead = sum(stats.run.bytes_read)
-        counts.randomWrites = sum(stats.run.random_writes)
+        counts.flushedExtents = sum(stats.run.flushed_extents, classes: durableClasses)
         counts.bytesWritten = sum(stats.run.bytes_written)
         counts.syncs = sum(stats.run.syncs, classes: durableClasses)
         return counts

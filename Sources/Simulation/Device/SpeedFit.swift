@@ -15,8 +15,8 @@ struct SpeedFit {
     static func features(_ work: WorkCounts) -> [Double] {
         [
             Double(work.sqlite.vmSteps), Double(work.sqlite.sortWork), Double(work.sqlite.cacheMisses),
-            Double(work.sqlite.collations),
-            Double(work.randomReads), Double(work.bytesRead), Double(work.randomWrites), Double(work.bytesWritten),
+            Double(work.sqlite.cacheHits), Double(work.sqlite.collations),
+            Double(work.randomReads), Double(work.bytesRead), Double(work.flushedExtents), Double(work.bytesWritten),
             Double(work.syncs),
         ]
     }
@@ -35,10 +35,11 @@ struct SpeedFit {
         func rate(_ msPerByte: Double) -> Double { msPerByte > 0 ? min(fastestMBPerS, 1 / (msPerByte * 1000)) : fastestMBPerS }
         return SpeedModel(
             cpu: SpeedModel.CPU(
-                vmStepNs: costs[0] * 1e6, sortNs: costs[1] * 1e6, cacheMissNs: costs[2] * 1e6, collationNs: costs[3] * 1e6),
+                vmStepNs: costs[0] * 1e6, sortNs: costs[1] * 1e6, cacheMissNs: costs[2] * 1e6, cacheHitNs: costs[3] * 1e6,
+                collationNs: costs[4] * 1e6),
             storage: SpeedModel.Storage(
-                readMBPerS: rate(costs[5]), writeMBPerS: rate(costs[7]), readLatencyUs: costs[4] * 1000,
-                writeLatencyUs: costs[6] * 1000, flushMs: costs[8]),
+                readMBPerS: rate(costs[6]), writeMBPerS: rate(costs[8]), readLatencyUs: costs[5] * 1000,
+                writeLatencyUs: costs[7] * 1000, flushMs: costs[9]),
             startMs: startMs)
     }
 

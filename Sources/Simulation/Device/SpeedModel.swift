@@ -18,12 +18,6 @@ public struct SpeedModel: Sendable, Equatable {
     }
 
     /// The cost of SQLite's work on one core.
-    ///
-    /// Page-cache hits are not charged: a hit is a lookup whose cost depends on what the
-    /// statement does with the page (a bulk copy hits the page it appends to once a row, a
-    /// backfill's index search hits pages it then rewrites), so one price per hit charged a
-    /// streaming copy like row-by-row work. That work is in the instructions, the misses and
-    /// the I/O instead.
     public struct CPU: Sendable, Equatable {
         /// Per virtual-machine instruction.
         public var vmStepNs: Double
@@ -32,15 +26,20 @@ public struct SpeedModel: Sendable, Equatable {
         public var sortNs: Double
         /// Per page read that went to the file (the read itself is the storage's).
         public var cacheMissNs: Double
+        /// Per page found in SQLite's page cache: a level of a B-tree search and the search
+        /// of that page (`SQLiteWork.cacheHits`), which an index insert pays per row and no
+        /// instruction count shows.
+        public var cacheHitNs: Double
         /// Per comparison of two texts through a `NOCASE` or `RTRIM` collation
         /// (`SQLiteWork.collations`): a sort or a B-tree search on such an index calls the
         /// collation for each, beside the instructions that feed it.
         public var collationNs: Double
 
-        public init(vmStepNs: Double, sortNs: Double, cacheMissNs: Double, collationNs: Double) {
+        public init(vmStepNs: Double, sortNs: Double, cacheMissNs: Double, cacheHitNs: Double, collationNs: Double) {
             self.vmStepNs = vmStepNs
             self.sortNs = sortNs
             self.cacheMissNs = cacheMissNs
+            self.cacheHitNs = cacheHitNs
             self.collationNs = collationNs
         }
 
@@ -48,7 +47,7 @@ public struct SpeedModel: Sendable, Equatable {
         public func scaled(by slowdown: Double) -> CPU {
             CPU(
                 vmStepNs: vmStepNs * slowdown, sortNs: sortNs * slowdown, cacheMissNs: cacheMissNs * slowdown,
-                collationNs: collationNs * slowdown)
+                cacheHitNs: cacheHitNs * slowdown, collationNs: collationNs * slowdown)
         }
     }
 
@@ -60,8 +59,11 @@ public struct SpeedModel: Sendable, Equatable {
         /// ended (a seek, as flash's random 4K figures time it); a read that streams on is
         /// charged its bytes alone.
         public var readLatencyUs: Double
-        /// Per random write, as for reads: a copy's appended pages stream, a backfill's
-        /// rewritten pages are scattered.
+        /// Per random write, counted where the storage sees it: at the sync that makes the
+        /// writes durable, one for each run of bytes written since the file's last sync
+        /// (`WorkCounts.flushedExtents`). A copy's appended pages are one run, a backfill's
+        /// rewritten pages many. Writes that no sync follows (a WAL between checkpoints, a
+        /// temporary file) merge in the page cache and are charged their bytes alone.
         public var writeLatencyUs: Double
         /// Per sync of the database, its journal or its WAL: the flush a commit waits for.
         public var flushMs: Double
@@ -79,12 +81,10 @@ public struct SpeedModel: Sendable, Equatable {
     /// `preflight calibrate` fitted on Preflight's reference machine (each cost the median of
     /// three release-build fits, docs/performance.md), a virtual machine on an
     /// AMD EPYC server core, whose Geekbench 5 single-core score is taken as the published
-    /// EPYC figure (docs/FIDELITY.md, "Device speed"). The collation's cost, fitted later on
-    /// the same machine, is its instruction cost times the median over three fits of the
-    /// collation's cost over the instruction's in the same fit: the machine's neighbours
-    /// moved the fits' scale, not that ratio.
+    /// EPYC figure (docs/FIDELITY.md, "Device speed").
     public static let referenceCore = (
-        geekbench5SingleCore: 1_250.0, cpu: CPU(vmStepNs: 24.1, sortNs: 0.24, cacheMissNs: 820.0, collationNs: 24.6))
+        geekbench5SingleCore: 1_250.0,
+        cpu: CPU(vmStepNs: 21.8, sortNs: 0.58, cacheMissNs: 1_684.0, cacheHitNs: 184.0, collationNs: 31.3))
 
     /// The CPU of a core with Geekbench 5 single-core score `score`, from the reference core's.
     public static func cpu(geekbench5SingleCore score: Double) -> CPU {
@@ -95,10 +95,11 @@ public struct SpeedModel: Sendable, Equatable {
     public func time(of work: WorkCounts) -> DeviceTime {
         let sqlite = work.sqlite
         let cpuNs = Double(sqlite.vmSteps) * cpu.vmStepNs + Double(sqlite.sortWork) * cpu.sortNs
-            + Double(sqlite.cacheMisses) * cpu.cacheMissNs + Double(sqlite.collations) * cpu.collationNs
+            + Double(sqlite.cacheMisses) * cpu.cacheMissNs + Double(sqlite.cacheHits) * cpu.cacheHitNs
+            + Double(sqlite.collations) * cpu.collationNs
         // MB/s is bytes per microsecond: bytes / (MB/s) / 1000 is milliseconds.
         let readMs = Double(work.randomReads) * storage.readLatencyUs / 1000 + Double(work.bytesRead) / storage.readMBPerS / 1000
-        let writeMs = Double(work.randomWrites) * storage.writeLatencyUs / 1000
+        let writeMs = Double(work.flushedExtents) * storage.writeLatencyUs / 1000
             + Double(work.bytesWritten) / storage.writeMBPerS / 1000
         return DeviceTime(cpuMs: cpuNs / 1_000_000, readMs: readMs, writeMs: writeMs, syncMs: Double(work.syncs) * storage.flushMs)
     }
@@ -109,10 +110,12 @@ public struct SpeedModel: Sendable, Equatable {
 /// them too).
 public struct WorkCounts: Sendable, Equatable {
     public var sqlite = SQLiteWork()
-    /// Reads and writes that did not start where the same file's previous one ended.
+    /// Reads that did not start where the same file's previous read ended.
     public var randomReads: Int64 = 0
     public var bytesRead: Int64 = 0
-    public var randomWrites: Int64 = 0
+    /// The runs of bytes the syncs of the database, its journal and its WAL made durable:
+    /// each sync's writes since the file's previous sync, merged where they touch.
+    public var flushedExtents: Int64 = 0
     public var bytesWritten: Int64 = 0
     /// Syncs of the database, its journal and its WAL (a temp file's sync flushes nothing
     /// that must last, and SQLite does not ask for one).
@@ -125,7 +128,7 @@ public struct WorkCounts: Sendable, Equatable {
         result.sqlite = left.sqlite - right.sqlite
         result.randomReads = left.randomReads - right.randomReads
         result.bytesRead = left.bytesRead - right.bytesRead
-        result.randomWrites = left.randomWrites - right.randomWrites
+        result.flushedExtents = left.flushedExtents - right.flushedExtents
         result.bytesWritten = left.bytesWritten - right.bytesWritten
         result.syncs = left.syncs - right.syncs
         return result
@@ -138,7 +141,8 @@ extension SpeedModel: Codable {
 
 extension SpeedModel.CPU: Codable {
     enum CodingKeys: String, CodingKey {
-        case vmStepNs = "vm_step_ns", sortNs = "sort_ns", cacheMissNs = "cache_miss_ns", collationNs = "collation_ns"
+        case vmStepNs = "vm_step_ns", sortNs = "sort_ns", cacheMissNs = "cache_miss_ns", cacheHitNs = "cache_hit_ns"
+        case collationNs = "collation_ns"
     }
 }
 
