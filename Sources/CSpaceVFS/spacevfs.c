@@ -331,11 +331,6 @@ static int spaceClassOf(int flags){
 ** io methods.
 */
 
-/*
-** Close the real file, then forget this handle.  A delete-on-close file is
-** gone now, so subtract it; a named file stays counted (it is still on disk)
-** unless it was deleted while open.
-*/
 /* Orders ranges by where they start. */
 static int spaceRangeCompare(const void *pA, const void *pB){
   i64 a = ((const SpaceRange*)pA)->iStart, b = ((const SpaceRange*)pB)->iStart;
@@ -387,6 +382,11 @@ static void spaceNoteDirty(SpaceFile *p, i64 iStart, i64 iEnd){
   p->nDirty++;
 }
 
+/*
+** Close the real file, then forget this handle.  A delete-on-close file is
+** gone now, so subtract it; a named file stays counted (it is still on disk)
+** unless it was deleted while open.
+*/
 static int spaceClose(sqlite3_file *pFile){
   SpaceFile *p = (SpaceFile*)pFile;
   SpaceNode *pNode = p->pNode;
