@@ -329,12 +329,8 @@ struct SpaceVFSTests {
         try db.run("CREATE TABLE t(id INTEGER PRIMARY KEY, payload TEXT)")
         try db.run(insertRows(20_000))
 
-        spacevfs_window_begin(1)
-        try db.run("CREATE TABLE copy(id INTEGER PRIMARY KEY, payload TEXT); INSERT INTO copy SELECT * FROM t")
-        let copy = snapshot().window
-        spacevfs_window_begin(2)
-        try db.run("UPDATE t SET payload = 'x' || substr(payload, 2) WHERE id % 100 = 0")
-        let scattered = snapshot().window
+        let copy = try windowCounters(db, "CREATE TABLE copy(id INTEGER PRIMARY KEY, payload TEXT); INSERT INTO copy SELECT * FROM t")
+        let scattered = try windowCounters(db, "UPDATE t SET payload = 'x' || substr(payload, 2) WHERE id % 100 = 0")
         #expect(copy.writeCalls(.main) > 500)
         #expect(copy.flushedExtents(.main) * 10 < copy.writeCalls(.main))
         #expect(copy.randomReads(.main) * 10 < copy.reads(.main))
@@ -345,12 +341,8 @@ struct SpaceVFSTests {
 
         #expect(try db.text("PRAGMA journal_mode=WAL") == "wal")
         try db.run("PRAGMA synchronous=NORMAL; PRAGMA wal_autocheckpoint=0")
-        spacevfs_window_begin(3)
-        try db.run("UPDATE t SET payload = 'y' || substr(payload, 2) WHERE id % 100 = 0")
-        let unsynced = snapshot().window
-        spacevfs_window_begin(4)
-        try db.run("PRAGMA wal_checkpoint(TRUNCATE)")
-        let checkpoint = snapshot().window
+        let unsynced = try windowCounters(db, "UPDATE t SET payload = 'y' || substr(payload, 2) WHERE id % 100 = 0")
+        let checkpoint = try windowCounters(db, "PRAGMA wal_checkpoint(TRUNCATE)")
         db.close()
         // Commits at NORMAL sync no frames (a new WAL's header aside): hundreds of frames
         // written, at most the one run of them that a header's sync flushes.
@@ -418,6 +410,13 @@ private func snapshot() -> spacevfs_stats {
     var stats = spacevfs_stats()
     spacevfs_snapshot(&stats)
     return stats
+}
+
+/// The counters of a window that holds `sql` alone.
+private func windowCounters(_ db: TestDB, _ sql: String) throws -> spacevfs_counters {
+    spacevfs_window_begin(0)
+    try db.run(sql)
+    return snapshot().window
 }
 
 private func bytesOf(_ stats: spacevfs_stats) -> [UInt8] {
