@@ -10,9 +10,9 @@ public struct SQLiteWork: Sendable, Equatable {
     /// Page reads that went to the file (`SQLITE_DBSTATUS_CACHE_MISS`).
     public var cacheMisses: Int64 = 0
     /// Pages found in SQLite's page cache (`SQLITE_DBSTATUS_CACHE_HIT`): each level of a
-    /// B-tree search below its root fetches one, and the search within that page goes with it, whose
-    /// comparisons of `BINARY` texts take a fast path no collation's count sees. An index
-    /// insert searches from the root for every row.
+    /// B-tree search below its root fetches one, and the search within that page goes with
+    /// it, whose comparisons of `BINARY` texts take a fast path no collation's count sees.
+    /// An index insert searches from the root for every row.
     public var cacheHits: Int64 = 0
     /// The instructions of statements that sorted (`CREATE INDEX`, an `ORDER BY` no index
     /// serves), each weighed by the base-2 log of their number: one instruction feeds a row
@@ -34,13 +34,15 @@ public struct SQLiteWork: Sendable, Equatable {
     public static func + (left: SQLiteWork, right: SQLiteWork) -> SQLiteWork {
         SQLiteWork(
             vmSteps: left.vmSteps + right.vmSteps, cacheMisses: left.cacheMisses + right.cacheMisses,
-            cacheHits: left.cacheHits + right.cacheHits, sortWork: left.sortWork + right.sortWork, collations: left.collations + right.collations)
+            cacheHits: left.cacheHits + right.cacheHits, sortWork: left.sortWork + right.sortWork,
+            collations: left.collations + right.collations)
     }
 
     public static func - (left: SQLiteWork, right: SQLiteWork) -> SQLiteWork {
         SQLiteWork(
             vmSteps: left.vmSteps - right.vmSteps, cacheMisses: left.cacheMisses - right.cacheMisses,
-            cacheHits: left.cacheHits - right.cacheHits, sortWork: left.sortWork - right.sortWork, collations: left.collations - right.collations)
+            cacheHits: left.cacheHits - right.cacheHits, sortWork: left.sortWork - right.sortWork,
+            collations: left.collations - right.collations)
     }
 }
 
@@ -61,8 +63,8 @@ public protocol WorkMeter: AnyObject {
 }
 
 /// Counts one connection's work: the instructions of its finalized statements plus those of
-/// the statements it holds now, its page cache's hits and misses, and its comparisons through the
-/// counted collations.
+/// the statements it holds now, its page cache's hits and misses, and its comparisons
+/// through the counted collations.
 ///
 /// SQLite adds a statement's instructions to `SQLITE_STMTSTATUS_VM_STEP` only when
 /// `sqlite3_step` returns, so a statement still running (a `CREATE INDEX`, a recursive query
