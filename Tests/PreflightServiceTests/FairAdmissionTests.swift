@@ -14,7 +14,7 @@ import TestSupport
     /// and is turned away with 429 beyond it, while another client (127.0.0.1) is
     /// admitted and its migration completes. Past the grace time the trickles are cut off
     /// with 408, and their places come back.
-    @Test func aTricklingClientCannotLockOthersOut() throws {
+    @Test func onTheWallClockATricklingClientCannotLockOthersOut() throws {
         let server = try ServerProcess(environment: [
             "PREFLIGHT_MAX_CONCURRENT_JOBS": "1", "PREFLIGHT_QUEUE_LENGTH": "2",
             "PREFLIGHT_MAX_UPLOADS_PER_CLIENT": "2", "PREFLIGHT_MAX_JOBS_PER_CLIENT": "3",

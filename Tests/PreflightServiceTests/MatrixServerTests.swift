@@ -115,7 +115,9 @@ struct MatrixServerTests {
                 try? scheduler.run(other, checking: {}) { started.withLock { $0 = true } }
             }
             thread.start()
-            Thread.sleep(forTimeInterval: 0.3)
+            // In line and waiting (its ticket out of the uploads), which it reaches under
+            // the scheduler's lock after it has looked for a slot and found none.
+            #expect(eventually { scheduler.load == .init(running: 2, queued: 1, uploading: 0) })
             #expect(!started.withLock { $0 }, "the other job waits while the slot is lent")
             scheduler.returnSlot()
             #expect(eventually { started.withLock { $0 } })

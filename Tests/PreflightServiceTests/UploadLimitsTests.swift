@@ -55,7 +55,7 @@ import TestSupport
 
     /// A body trickled below `min_upload_bytes_per_s` is cut off with 408 once the grace
     /// time is over, and its job directory goes.
-    @Test func aTrickledUploadIsCutOffWith408() throws {
+    @Test func onTheWallClockATrickledUploadIsCutOffWith408() throws {
         let server = try ServerProcess(environment: ["PREFLIGHT_MIN_UPLOAD_BYTES_PER_S": "1000"])
         let socket = try LoopbackSocket(port: server.port)
         try socket.send(
@@ -73,7 +73,7 @@ import TestSupport
 
     /// A connection that never finishes its headers is closed after the short header
     /// timeout, long before the configured `connection_timeout_s` (60 s here).
-    @Test func unfinishedHeadersTimeOutSoon() throws {
+    @Test func onTheWallClockUnfinishedHeadersTimeOutSoon() throws {
         let server = try ServerProcess(environment: ["PREFLIGHT_CONNECTION_TIMEOUT_S": "60"])
         let socket = try LoopbackSocket(port: server.port)
         try socket.send("GET /healthz HTTP/1.1\r\nHost: te")

@@ -41,9 +41,12 @@ public enum ReportRendering {
     /// or one that did not finish, one line per step with time and peak space.
     ///
     ///     completed: target reached in the first launch, verification passed
-    ///     plan notes -> v5 on device default, runner per_step, 1 launch, 1.2 s
-    ///       v1  create notes          applied      12 ms   peak 8.0 KiB
+    ///     plan notes -> v5 on device default, runner per_step, 1 launch, 1.2 s here
+    ///       v1  create notes          applied   12 ms here   peak 8.0 KiB
     ///
+    /// Every time this machine measured is followed by "here"; a time without it is the
+    /// device's, modelled (`clock: device`). So a reader, and scripts/check-docs, can tell
+    /// the figures that are the same on every machine from those that are not.
     /// Names and messages from the plan and the database are `TerminalText` fields: no
     /// control character of theirs reaches the terminal.
     public static func text(_ report: Report) -> String {
@@ -53,7 +56,7 @@ public enum ReportRendering {
         lines.append(
             "plan \(report.plan.name) -> v\(report.plan.targetVersion) on device \(report.options.device), "
                 + "runner \(report.plan.runner.rawValue), "
-                + "\(launchCount) launch\(launchCount == 1 ? "" : "es"), \(duration(ms: report.timings.totalMs))")
+                + "\(launchCount) launch\(launchCount == 1 ? "" : "es"), \(duration(ms: report.timings.totalMs)) here")
         let onDevice = report.options.clock == .device
         if onDevice {
             lines.append(
@@ -74,7 +77,7 @@ public enum ReportRendering {
                 let undone = launch.rolledBack ? ", uncommitted work rolled back" : ""
                 let time = onDevice
                     ? "\(launch.deviceMs.map { duration(ms: $0) } ?? "-") (\(duration(ms: launch.elapsedMs)) here)"
-                    : duration(ms: launch.elapsedMs)
+                    : "\(duration(ms: launch.elapsedMs)) here"
                 lines.append(
                     "  launch \(launch.launch): \(from)\(id) -> \(reached), \(launch.ended.rawValue) after \(time)\(undone)")
             }
@@ -84,7 +87,9 @@ public enum ReportRendering {
         for (step, fullName) in zip(report.steps, names) {
             let name = fullName.count > nameWidth ? String(fullName.prefix(nameWidth - 1)) + "~" : fullName
             let padded = name + String(repeating: " ", count: max(0, nameWidth - name.count))
-            let time = (onDevice ? step.deviceMs : step.elapsedMs).map { duration(ms: $0) } ?? "-"
+            let time = onDevice
+                ? step.deviceMs.map { duration(ms: $0) } ?? "-"
+                : step.elapsedMs.map { duration(ms: $0) + " here" } ?? "-"
             let peak = step.peakBytes.map { ByteCount.text($0) } ?? "-"
             let status = step.status.rawValue + String(repeating: " ", count: max(0, 11 - step.status.rawValue.count))
             let here = onDevice ? "   (\(step.elapsedMs.map { duration(ms: $0) } ?? "-") here)" : ""
