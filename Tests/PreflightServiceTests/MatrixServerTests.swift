@@ -104,12 +104,12 @@ struct MatrixServerTests {
     /// that comes meanwhile waits for the lent slot, and gets it once it is given back.
     @Test func aMatrixsLentSlotsCountAsRunning() throws {
         let scheduler = JobScheduler(maxRunning: 2, queueLength: 2)
-        let matrix = try scheduler.admit(for: "ci")
+        let matrix = try scheduler.admitted(for: "ci")
         try scheduler.run(matrix, checking: {}) {
             #expect(scheduler.borrowSlot())
             #expect(!scheduler.borrowSlot(), "both slots taken")
             #expect(scheduler.load.running == 2)
-            let other = try scheduler.admit(for: "someone")
+            let other = try scheduler.admitted(for: "someone")
             let started = Mutex(false)
             let thread = Thread {
                 try? scheduler.run(other, checking: {}) { started.withLock { $0 = true } }

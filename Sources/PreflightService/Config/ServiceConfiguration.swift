@@ -26,13 +26,19 @@ public struct ServiceConfiguration: Sendable, Equatable {
     public var maxMatrixFiles: Int
     /// Jobs running at once.
     public var maxConcurrentJobs: Int
-    /// Jobs admitted beyond the running ones (uploading or waiting for a slot); beyond both: 503.
+    /// Jobs admitted beyond the running ones, waiting for a slot; beyond both: 503. An
+    /// upload in flight takes no place: its job is admitted once its body is complete.
     public var queueLength: Int
     /// Uploads one client (an address, or a token where tokens are configured) may have
     /// arriving at once; past it: 429, while other clients are still admitted.
     public var maxUploadsPerClient: Int
-    /// Places one client may hold at once, uploading, waiting or running; past it: 429.
+    /// Places one client may hold at once, waiting or running; past it: 429.
     public var maxJobsPerClient: Int
+    /// Uploads arriving at once, from every client; past it: 503.
+    public var maxUploadsInFlight: Int
+    /// Bytes all uploads in flight may have written to disk together; the upload whose
+    /// next piece would pass it is cut off with 503.
+    public var maxUploadBytesInFlight: Int64
     /// Idle time after which libmicrohttpd closes a connection; 0 for never.
     public var connectionTimeoutS: Int
     /// Connections one client address may hold at once; 0 for no limit.
@@ -61,8 +67,11 @@ public struct ServiceConfiguration: Sendable, Equatable {
     /// Wall-clock limit of a whole job, every worker included; past it the job ends
     /// `failed` with kind `time_limit`.
     public var maxJobSeconds: Int
-    /// Uploads slower than this, after their first `UploadRate.graceSeconds`, are cut off with 408.
+    /// Uploads slower than this, after their first `uploadGraceS` seconds, are cut off with 408.
     public var minUploadBytesPerS: Int
+    /// How long an upload may start slowly (a TCP connection's slow start, a phone that
+    /// wakes up) before `minUploadBytesPerS` applies.
+    public var uploadGraceS: Int
     /// Whether the plan and device directories may be missing (read as empty): true
     /// only when neither a file nor the environment named them, so that `preflight
     /// serve` starts anywhere.
@@ -73,12 +82,14 @@ public struct ServiceConfiguration: Sendable, Equatable {
         "bind": .address, "port": .integer(0...65535), "max_upload_bytes": .bytes, "max_matrix_files": .integer(1...4096),
         "max_concurrent_jobs": .integer(1...1024), "queue_length": .integer(0...65536),
         "max_uploads_per_client": .integer(1...65536), "max_jobs_per_client": .integer(1...65536),
+        "max_uploads_in_flight": .integer(1...1_000_000), "max_upload_bytes_in_flight": .bytes,
         "connection_timeout_s": .integer(0...86_400), "per_ip_connection_limit": .integer(0...65536),
         "max_connections": .integer(1...1_000_000), "probe_port": .integer(0...65535),
         "job_dir": .directory, "keep_seconds": .integer(0...30 * 86_400), "tokens": .tokens,
         "plans_dir": .directory, "devices_dir": .directory, "shutdown_grace_s": .integer(0...86_400),
         "log_level": .logLevel,
         "max_job_seconds": .integer(1...7 * 86_400), "min_upload_bytes_per_s": .integer(0...1 << 30),
+        "upload_grace_s": .integer(0...3_600),
     ]
 
     /// The embedded default document, as built into the binary.
@@ -119,6 +130,8 @@ public struct ServiceConfiguration: Sendable, Equatable {
         queueLength = try settings.value("queue_length")
         maxUploadsPerClient = try settings.value("max_uploads_per_client")
         maxJobsPerClient = try settings.value("max_jobs_per_client")
+        maxUploadsInFlight = try settings.value("max_uploads_in_flight")
+        maxUploadBytesInFlight = try settings.value("max_upload_bytes_in_flight")
         connectionTimeoutS = try settings.value("connection_timeout_s")
         perIPConnectionLimit = try settings.value("per_ip_connection_limit")
         maxConnections = try settings.value("max_connections")
@@ -132,6 +145,7 @@ public struct ServiceConfiguration: Sendable, Equatable {
         logLevel = try settings.value("log_level")
         maxJobSeconds = try settings.value("max_job_seconds")
         minUploadBytesPerS = try settings.value("min_upload_bytes_per_s")
+        uploadGraceS = try settings.value("upload_grace_s")
         allowsMissingCatalogs = false
     }
 

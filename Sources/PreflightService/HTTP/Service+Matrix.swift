@@ -58,7 +58,7 @@ extension Service {
         }
         defer { removeDirectory(upload.directory.path) }
         guard let parts = upload.matrix, case .fromParts(_, let queryOptions) = upload.spec else {
-            return .response(.error(.internal("a matrix upload without its parts")))
+            return .response(.error(.internal("read the matrix upload", detail: "a matrix upload without its parts")))
         }
         let (log, id, runner, slots) = (self.log, upload.id, self.runner, SchedulerSlots(scheduler: scheduler))
         let (maxJobSeconds, parallelism) = (configuration.maxJobSeconds, configuration.maxConcurrentJobs)

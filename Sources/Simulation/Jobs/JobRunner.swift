@@ -72,10 +72,9 @@ struct JobRun {
     var target: Int { job.options.target ?? job.plan.newestVersion }
 
     /// Runs the job to its outcome: the rehearsal, then what can only come after it (the
-    /// upload's damage, when the run met some; its hash and its WAL's check, which ran
-    /// beside the launches).
+    /// upload's hash and its WAL's check, which ran beside the launches).
     mutating func execute() -> Outcome {
-        let outcome = blamingDamagedInput(rehearse())
+        let outcome = rehearse()
         // Those the run ended without.
         firstLaunch?.discard()
         verifier?.discard()
@@ -487,7 +486,7 @@ struct JobRun {
             // while it is there, the replay of the plan was what ran out of time.
             let replaying = FileManager.default.fileExists(atPath: job.directory.freshInstall)
             throw OutOfJobTime(
-                phase: task == .inspect || task == .check ? .check : task == .fingerprint ? .sweep : replaying ? .replay : .verify)
+                phase: task == .inspect ? .check : task == .fingerprint ? .sweep : replaying ? .replay : .verify)
         }
         guard let line = run.lines.last else { return nil }
         return try? JSONDecoder().decode(WorkerReport.self, from: Data(line))

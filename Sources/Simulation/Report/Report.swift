@@ -113,10 +113,13 @@ public struct InputSummary: Sendable, Codable {
     @Nullable public var pageSize: Int?
     public var sqliteHeaderValid: Bool
     @Nullable public var tables: [String: Int64]?
+    /// Under `clock: device`, the device's time for the `PRAGMA quick_check` of the input
+    /// before the first launch (`InputCheck`); null on the wall clock, and when no check ran.
+    @Nullable public var quickCheckDeviceMs: Int?
 
     public init(
         bytes: Int64, sha256: String, userVersion: Int?, applicationID: Int32?, journalMode: String?,
-        pageSize: Int?, sqliteHeaderValid: Bool, tables: [String: Int64]?
+        pageSize: Int?, sqliteHeaderValid: Bool, tables: [String: Int64]?, quickCheckDeviceMs: Int? = nil
     ) {
         self.bytes = bytes
         self.sha256 = sha256
@@ -126,11 +129,13 @@ public struct InputSummary: Sendable, Codable {
         self.pageSize = pageSize
         self.sqliteHeaderValid = sqliteHeaderValid
         self.tables = tables
+        self.quickCheckDeviceMs = quickCheckDeviceMs
     }
 
     enum CodingKeys: String, CodingKey {
         case bytes, sha256, userVersion = "user_version", applicationID = "application_id"
         case journalMode = "journal_mode", pageSize = "page_size", sqliteHeaderValid = "sqlite_header_valid", tables
+        case quickCheckDeviceMs = "quick_check_device_ms"
     }
 }
 
@@ -208,8 +213,11 @@ public struct PhaseTimings: Sendable, Codable, Equatable {
     /// The upload (and its WAL) copied to the work copy by the kernel (copy_file_range),
     /// until the copy is on the disk when a launch may write to it (`Job.launchesMayWrite`).
     @Nullable public var copyMs: Int?
-    /// The inspecting worker: the header read by SQLite, the tables and their row counts.
+    /// The inspecting worker: the header read by SQLite, the input's quick_check, the
+    /// tables and their row counts.
     @Nullable public var countMs: Int?
+    /// Of `countMs`, the input's `PRAGMA quick_check` (`InputCheck`).
+    @Nullable public var checkMs: Int?
     /// Every migrating launch, and the reads of the file's state between and after them.
     @Nullable public var launchesMs: Int?
     /// The verifying worker on the target.
@@ -218,19 +226,20 @@ public struct PhaseTimings: Sendable, Codable, Equatable {
     @Nullable public var reportMs: Int?
 
     public init(
-        hashMs: Int? = nil, copyMs: Int? = nil, countMs: Int? = nil, launchesMs: Int? = nil, verifyMs: Int? = nil,
-        reportMs: Int? = nil
+        hashMs: Int? = nil, copyMs: Int? = nil, countMs: Int? = nil, checkMs: Int? = nil, launchesMs: Int? = nil,
+        verifyMs: Int? = nil, reportMs: Int? = nil
     ) {
         self.hashMs = hashMs
         self.copyMs = copyMs
         self.countMs = countMs
+        self.checkMs = checkMs
         self.launchesMs = launchesMs
         self.verifyMs = verifyMs
         self.reportMs = reportMs
     }
 
     enum CodingKeys: String, CodingKey {
-        case hashMs = "hash_ms", copyMs = "copy_ms", countMs = "count_ms", launchesMs = "launches_ms"
+        case hashMs = "hash_ms", copyMs = "copy_ms", countMs = "count_ms", checkMs = "check_ms", launchesMs = "launches_ms"
         case verifyMs = "verify_ms", reportMs = "report_ms"
     }
 }
