@@ -45,6 +45,8 @@ struct JobRun {
     var failure: Failure?
     var final: FinalState?
     var space = SpaceReport()
+    /// Time zero of `space.samples`, from which each launch's `at_ms` counts.
+    var samplingStarted: ContinuousClock.Instant?
     var warnings: [Warning] = []
     var hasWorkCopy = false
     var phases = PhaseTimings()
@@ -143,6 +145,9 @@ struct JobRun {
                 reachedVersion: record.reachedVersion, ended: record.ending, elapsedMs: run.elapsedMs,
                 startMs: record.startMs, rolledBack: record.cutUncommittedWork,
                 deviceMs: job.options.deviceSpeed.flatMap { record.deviceMs(startMs: $0.startMs) }))
+            if let zero = samplingStarted, let startedAt = run.startedAt {
+                launches[launches.count - 1].atMs = milliseconds(startedAt - zero)
+            }
             defer { previous = record }
             if launcher.cancellation.isCancelled { return stopAfterMigration(.failed, cancelledFailure) }
             if record.finished != nil { return nil }
@@ -409,10 +414,19 @@ struct JobRun {
         return Report(
             jobID: job.id, outcome: outcome, failure: outcome == .completed || outcome == .completedAfterKills ? nil : failure,
             plan: PlanSummary(name: job.plan.name, sha256: job.plan.sha256, targetVersion: target, runner: job.plan.runner),
-            options: job.options, input: input, launches: launches, steps: ledger.entries, space: space,
+            options: job.options, input: input, launches: launches, steps: stepsWithBatchSizes, space: space,
             final: final, warnings: warnings + ledger.warnings,
             timings: Timings(totalMs: milliseconds(ContinuousClock.now - started), uploadMs: job.uploadMs, phases: phases),
             killSweep: killSweep, diskFullSweep: diskFullSweep, powerLossSweep: powerLossSweep)
+    }
+
+    /// The ledger's steps, each chunked one with the rows its plan commits per batch.
+    private var stepsWithBatchSizes: [StepReport] {
+        ledger.entries.map { entry in
+            var step = entry
+            step.batchRows = job.plan.step(version: entry.version)?.action.batchRows
+            return step
+        }
     }
 
     /// The least free space with which the run succeeds: the highest point any step
