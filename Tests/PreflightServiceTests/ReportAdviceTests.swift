@@ -41,9 +41,15 @@ struct ReportAdviceTests {
         #""sql": ["CREATE TABLE items_new(\#(columns))", "INSERT INTO items_new SELECT id, payload, n, n % 2 FROM items", "DROP TABLE items", "ALTER TABLE items_new RENAME TO items"]"#
     private static let flip = #", {"version": 3, "name": "flip", "sql": "UPDATE items SET parity = 1 - parity"}"#
 
+    /// The run's report; its page, whatever the outcome, says the clock of every time it shows
+    /// (the failure's message among them).
     private func run(_ plan: String, _ options: [String] = []) throws -> Report {
-        try SlowPhoneRun.report(
+        let report = try SlowPhoneRun.report(
             try database(), plan: plan, devices: try SlowPhone.devicesDirectory(in: directory), in: directory, options)
+        let times = PageTimes(dom: ReportPage.html(report))
+        #expect(times.unlabelled.isEmpty, "times without their clock: \(times.unlabelled)")
+        #expect(times.count(on: "device") > report.launches.count)
+        return report
     }
 
     private func kills(_ report: Report) -> Int { report.launches.filter { $0.ended == .killed }.count }

@@ -245,7 +245,7 @@ struct JobRun {
     /// Every launch was killed, each after moving the file on, and none is left: where the
     /// file stands, which may be the target with the old table's purge still to finish.
     private func launchesRanOutFailure(_ point: DurablePoint?) -> Failure {
-        let killed = "all \(launches.count) launches were killed by the \(job.options.watchdogMs ?? 0) ms watchdog, each after committing durable progress"
+        let killed = "all \(launches.count) launches were killed by \(job.options.watchdogText), each after committing durable progress"
         let reached = point?.version ?? launches.last?.reachedVersion
         guard let reached, reached >= target else {
             return Failure(
@@ -278,7 +278,7 @@ struct JobRun {
         let seconds = job.maxJobSeconds ?? 0
         return Failure(
             kind: Failure.Kind.timeLimit, step: step,
-            message: "the job ran past its max_job_seconds limit of \(seconds) s during the \(phase.activity), and its worker was killed; what was measured until then is kept. Give the job more time (max_job_seconds, PREFLIGHT_MAX_JOB_SECONDS) or rehearse on a smaller database",
+            message: "the job ran past its max_job_seconds limit of \(seconds) s here during the \(phase.activity), and its worker was killed; what was measured until then is kept. Give the job more time (max_job_seconds, PREFLIGHT_MAX_JOB_SECONDS) or rehearse on a smaller database",
             phase: phase.rawValue)
     }
 
@@ -323,9 +323,9 @@ struct JobRun {
             message: "launch \(record.number) started from version \(record.fromVersion ?? 0), as launch \(killed.number) did (drift writes user_version only after the last step), and was killed \(killedBy(record)) again during \(stepText), no further than before: every launch runs the same path again on the half-migrated file: crash loop")
     }
 
-    /// "by the 5000 ms watchdog", or "(SIGKILL)" for a kill from elsewhere.
+    /// "by the watchdog at 5000 ms device", or "(SIGKILL)" for a kill from elsewhere.
     private func killedBy(_ record: LaunchRecord) -> String {
-        record.killedByWatchdog ? "by the \(job.options.watchdogMs ?? 0) ms watchdog" : "(SIGKILL)"
+        record.killedByWatchdog ? "by \(job.options.watchdogText)" : "(SIGKILL)"
     }
 
     /// Drift: the failure of a launch that ran the path again on what a killed launch left.
