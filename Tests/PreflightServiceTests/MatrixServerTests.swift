@@ -63,6 +63,10 @@ struct MatrixServerTests {
         #expect(dom.components(separatedBy: "data-outcome=").count - 1 == 12)
         #expect(dom.components(separatedBy: "<section class=\"report\"").count - 1 == 12)
         #expect(dom.contains("href=\"#cell-3-1\""))
+        // Each cell's detail and tooltip, and each device's margin, say which clock their times are on.
+        let times = PageTimes(dom: dom)
+        #expect(times.unlabelled.isEmpty, "times without their clock: \(times.unlabelled)")
+        #expect(times.count(on: "device") >= 12 + Self.devices.count, "\(times.shown)")
         // Each cell's section holds that cell's own report page.
         #expect(dom.contains("from v3 on android-low-end</h2>"))
         try FileManager.default.createDirectory(atPath: PageBrowserTests.screenshots, withIntermediateDirectories: true)

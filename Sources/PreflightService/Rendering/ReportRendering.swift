@@ -2,17 +2,18 @@ import Foundation
 import MigrationCore
 import Simulation
 
-/// The three faces of a report: JSON for programs, a short text for people in a
-/// terminal, JUnit XML for CI systems. `preflight run --format` and the HTTP service
-/// (by `Accept`) use the same functions, so both say the same thing.
+/// The faces of a report: JSON for programs, a short text for people in a terminal,
+/// JUnit XML for CI systems, and the page (`ReportPage`). `preflight run --format` and the
+/// HTTP service (by `Accept`) use the same functions, so both say the same thing.
 public enum ReportRendering {
-    /// The report in `format`, as bytes to write or send. With the job's `plan`, JUnit's
+    /// The report as `answer`, as bytes to write or send. With the job's `plan`, JUnit's
     /// failures say how far a killed chunked step was through its table.
-    static func render(_ report: Report, as format: ReportFormat, plan: Plan? = nil) -> [UInt8] {
-        switch format {
-        case .json: return json(report)
-        case .text: return Array(text(report).utf8)
-        case .junit: return Array(junit(report, plan: plan).utf8)
+    static func render(_ report: Report, as answer: ReportAnswer, plan: Plan? = nil) -> [UInt8] {
+        switch answer {
+        case .rendered(.json): return json(report)
+        case .rendered(.text): return Array(text(report).utf8)
+        case .rendered(.junit): return Array(junit(report, plan: plan).utf8)
+        case .page: return Array(ReportPage.html(report).utf8)
         }
     }
 

@@ -186,6 +186,7 @@ extension JobRun {
         }
         let launching = ContinuousClock.now
         let sampler = SpaceSampler(statsPath: job.directory.spaceStats, started: launching)
+        samplingStarted = launching
         let migrated = launchUntilSettled()
         space.samples = sampler.stop()
         phases.launchesMs = milliseconds(ContinuousClock.now - launching)

@@ -158,6 +158,11 @@ public struct LaunchReport: Sendable, Codable {
     public var rolledBack: Bool
     /// The launch's modelled time on the device, its start included (`clock: device`).
     @Nullable public var deviceMs: Int?
+    /// When the launch's process started, on the clock of `space.samples` (this machine's):
+    /// where the launch lies among the samples, so that the page can draw them on the
+    /// launches' own clock. Below 0 for a first launch whose process started (ahead of its
+    /// turn) before the sampling did.
+    @Nullable public var atMs: Int?
 
     public init(
         launch: Int, fromVersion: Int?, fromID: String? = nil, reachedVersion: Int?, ended: Ending, elapsedMs: Int,
@@ -177,6 +182,7 @@ public struct LaunchReport: Sendable, Codable {
     enum CodingKeys: String, CodingKey {
         case launch, fromVersion = "from_version", fromID = "from_id", reachedVersion = "reached_version", ended
         case elapsedMs = "elapsed_ms", startMs = "start_ms", rolledBack = "rolled_back", deviceMs = "device_ms"
+        case atMs = "at_ms"
     }
 }
 
