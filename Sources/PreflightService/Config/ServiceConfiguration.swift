@@ -1,5 +1,6 @@
 import Foundation
 import MigrationCore
+import Simulation
 
 /// The settings of `preflight serve` (docs/CONTRACT.md §6), read in layers, each over the one
 /// before: the embedded default document, the file `--config` names, and the
@@ -72,6 +73,11 @@ public struct ServiceConfiguration: Sendable, Equatable {
     /// How long an upload may start slowly (a TCP connection's slow start, a phone that
     /// wakes up) before `minUploadBytesPerS` applies.
     public var uploadGraceS: Int
+    /// Where synthesized files are kept for reuse (docs/synthesis.md); `null` in a document
+    /// means `preflight-synthesis-cache` under the system's temporary directory.
+    public var synthesisCacheDir: String
+    /// The most the kept files take together; 0 turns the cache off.
+    public var synthesisCacheBytes: Int
     /// Whether the plan and device directories may be missing (read as empty): true
     /// only when neither a file nor the environment named them, so that `preflight
     /// serve` starts anywhere.
@@ -90,6 +96,7 @@ public struct ServiceConfiguration: Sendable, Equatable {
         "log_level": .logLevel,
         "max_job_seconds": .integer(1...7 * 86_400), "min_upload_bytes_per_s": .integer(0...1 << 30),
         "upload_grace_s": .integer(0...3_600),
+        "synthesis_cache_dir": .directory, "synthesis_cache_bytes": .integer(0...1 << 50),
     ]
 
     /// The embedded default document, as built into the binary.
@@ -136,7 +143,7 @@ public struct ServiceConfiguration: Sendable, Equatable {
         perIPConnectionLimit = try settings.value("per_ip_connection_limit")
         maxConnections = try settings.value("max_connections")
         probePort = try settings.value("probe_port")
-        jobDir = settings.valueIfSet("job_dir") ?? Self.temporaryJobDir
+        jobDir = settings.valueIfSet("job_dir") ?? Self.temporaryDirectory("preflight-jobs")
         keepSeconds = try settings.value("keep_seconds")
         tokens = try settings.value("tokens")
         plansDir = try settings.value("plans_dir")
@@ -146,6 +153,8 @@ public struct ServiceConfiguration: Sendable, Equatable {
         maxJobSeconds = try settings.value("max_job_seconds")
         minUploadBytesPerS = try settings.value("min_upload_bytes_per_s")
         uploadGraceS = try settings.value("upload_grace_s")
+        synthesisCacheDir = settings.valueIfSet("synthesis_cache_dir") ?? Self.temporaryDirectory("preflight-synthesis-cache")
+        synthesisCacheBytes = try settings.value("synthesis_cache_bytes")
         allowsMissingCatalogs = false
     }
 
@@ -160,11 +169,30 @@ public struct ServiceConfiguration: Sendable, Equatable {
         return try settings.value("max_job_seconds")
     }
 
-    /// `preflight-jobs` under the system's temporary directory: what `"job_dir": null` means.
-    /// It depends on `TMPDIR`, so no document can hold it.
-    private static var temporaryJobDir: String {
+    /// Where the synthesis cache of a command outside the service (`preflight matrix`,
+    /// `capacity`, `synthesize`) lives and its size (0: off): the embedded default's, or
+    /// `PREFLIGHT_SYNTHESIS_CACHE_DIR` and `PREFLIGHT_SYNTHESIS_CACHE_BYTES`.
+    public static func synthesisCacheSettings(
+        environment: [String: String] = ProcessInfo.processInfo.environment,
+        currentDirectory: String = FileManager.default.currentDirectoryPath
+    ) throws(ConfigurationError) -> (directory: String, bytes: Int) {
+        var settings = Settings()
+        try settings.read(document: defaultDocument, base: currentDirectory)
+        let keys = ["synthesis_cache_dir", "synthesis_cache_bytes"].map(Settings.variable)
+        try settings.read(environment: environment.filter { keys.contains($0.key) }, base: currentDirectory)
+        return (settings.valueIfSet("synthesis_cache_dir") ?? temporaryDirectory("preflight-synthesis-cache"), try settings.value("synthesis_cache_bytes"))
+    }
+
+    /// The service's synthesis cache; nil when it is off.
+    public var synthesisCache: SynthesisCache? {
+        synthesisCacheBytes == 0 ? nil : SynthesisCache(directory: synthesisCacheDir, maxBytes: Int64(synthesisCacheBytes))
+    }
+
+    /// `name` under the system's temporary directory: what `"job_dir": null` and
+    /// `"synthesis_cache_dir": null` mean. It depends on `TMPDIR`, so no document can hold it.
+    private static func temporaryDirectory(_ name: String) -> String {
         let temporary = ProcessInfo.processInfo.environment["TMPDIR"].flatMap { $0.isEmpty ? nil : $0 } ?? "/tmp"
-        return (temporary.hasSuffix("/") ? String(temporary.dropLast()) : temporary) + "/preflight-jobs"
+        return (temporary.hasSuffix("/") ? String(temporary.dropLast()) : temporary) + "/" + name
     }
 
     /// Checks that need the final values, whichever layer they came from.
