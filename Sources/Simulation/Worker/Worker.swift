@@ -91,7 +91,7 @@ public enum Worker {
             case .inspect:
                 EventWriter.write(inspect(invocation.input ?? directory.work.path, inPlace: invocation.input != nil, plan: plan))
             case .check:
-                EventWriter.write(check(directory.inputCheck.path))
+                EventWriter.write(check(directory.inputCheck.path, platform: instructions.connection))
             case .migrate:
                 try migrate(
                     directory, plan: plan, instructions: instructions, launch: invocation.launch, fault: invocation.fault)
@@ -162,9 +162,11 @@ public enum Worker {
 
     /// Whether the copy of the input at `path` is damaged: `readable` is "ok", or what
     /// quick_check (or SQLite, failing to read it at all) found first.
-    private static func check(_ path: String) -> WorkerReport {
+    private static func check(_ path: String, platform: ConnectionSettings) -> WorkerReport {
         do {
             let connection = try Connection(path: path)
+            // An index in LOCALIZED order is checked in that order, as on the phone.
+            try platform.defineFunctions(on: connection)
             _ = try connection.integer("SELECT count(*) FROM sqlite_schema")
             let check = try connection.rows("PRAGMA quick_check(1)").first?.first?.textValue ?? "ok"
             return WorkerReport(readable: check == "ok" ? "ok" : "the database is damaged: \(check)")
@@ -184,7 +186,7 @@ public enum Worker {
         }
         let settings = MigrationSettings(
             target: instructions.target, spaceCheck: instructions.spaceCheck, connection: instructions.connection,
-            sqliteVersion: instructions.sqliteCheck == .fail ? instructions.sqliteVersion : nil)
+            sqliteVersion: instructions.sqliteVersion, refusesNewerSQL: instructions.sqliteCheck == .fail)
         let clock = instructions.deviceSpeed.map { DeviceClock(model: $0, watchdogMs: instructions.deviceWatchdogMs) }
         // The device clock charges a sync from its count; waiting for this machine's disk
         // would only slow the rehearsal, and unevenly: parallel rehearsals queue on one
@@ -216,7 +218,7 @@ public enum Worker {
         Verifier(
             plan: plan, target: instructions.target ?? plan.newestVersion,
             mode: finalOnly ? .quick : instructions.verify, freshInstallPath: directory.freshInstall,
-            connection: instructions.connection)
+            connection: instructions.connection, sqliteVersion: instructions.sqliteVersion)
     }
 
     /// - Parameter freshInstall: built already, while the worker waited for its go.
@@ -227,6 +229,7 @@ public enum Worker {
         // The default VFS: verification is Preflight's check, not part of the device's
         // launch, so it neither counts toward the run's space nor is held to its quota.
         let connection = try Connection(path: directory.work.path)
+        try instructions.connection.defineFunctions(on: connection)
         let verifier = verifier(directory, plan: plan, instructions: instructions, finalOnly: finalOnly)
         // A run that did not reach its target: its schema is legitimately not the fresh
         // install's, so only the state is reported, and no fresh install is built.
