@@ -50,6 +50,7 @@ struct SQLiteFeatureTests {
         ("SELECT * FROM t RIGHT JOIN u ON u.id = t.id", "RIGHT and FULL OUTER JOIN"),
         ("SELECT * FROM t FULL OUTER JOIN u USING (id)", "RIGHT and FULL OUTER JOIN"),
         ("DELETE FROM t WHERE a IS NOT DISTINCT FROM b", "IS [NOT] DISTINCT FROM"),
+        ("CREATE VIEW big AS SELECT count(*) AS n FROM t HAVING n > 10", "HAVING without GROUP BY"),
         ("UPDATE t SET a = format('%d', b)", "the function format()"),
         ("UPDATE t SET a = unhex(b)", "the function unhex()"),
         ("UPDATE t SET a = octet_length(b)", "the function octet_length()"),
@@ -123,6 +124,7 @@ struct SQLiteFeatureTests {
         "CREATE TRIGGER tr AFTER UPDATE ON t BEGIN UPDATE u SET a = 1; INSERT INTO v SELECT * FROM w; END",
         "SELECT group_concat(a, ',') FROM (SELECT a FROM t ORDER BY a)",
         "SELECT count(*) FROM t WHERE a IN (SELECT b FROM u ORDER BY b LIMIT 3)",
+        "SELECT a, count(*) FROM t GROUP BY a HAVING count(*) > (SELECT 1)",
     ])
     func namesStringsAndCommentsAreNoFeature(sql: String) throws {
         #expect(try features(sql) == [], "\(sql)")

@@ -36,6 +36,9 @@ public struct SQLiteFeature: Sendable, Hashable {
         name: "RIGHT and FULL OUTER JOIN", introduced: SQLiteVersion(3, 39, 0),
         olderSQLiteSays: "\"RIGHT and FULL OUTER JOINs are not currently supported\"")
     public static let distinctFrom = syntax("IS [NOT] DISTINCT FROM", 3, 39)
+    public static let havingWithoutGroupBy = SQLiteFeature(
+        name: "HAVING without GROUP BY", introduced: SQLiteVersion(3, 39, 0),
+        olderSQLiteSays: "\"a GROUP BY clause is required before HAVING\"")
     public static let aggregateOrderBy = syntax("ORDER BY inside an aggregate call", 3, 44)
 
     /// From this release `ALTER TABLE ... ADD COLUMN` checks a new CHECK constraint against

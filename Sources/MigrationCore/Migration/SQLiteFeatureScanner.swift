@@ -165,6 +165,8 @@ struct SQLiteFeatureScanner {
             return word(distinct) == "DISTINCT" && word(distinct + 1) == "FROM" ? use(.distinctFrom, near: distinct) : nil
         case "UPDATE":
             return updateFrom(at: index).map { use(.updateFrom, near: $0) }
+        case "HAVING":
+            return groupsBefore(having: index) ? nil : Use(feature: .havingWithoutGroupBy, near: nil)
         case "TRUE", "FALSE":
             return isBooleanConstant(index) ? Use(feature: .trueFalse, near: nil) : nil
         default:
@@ -193,6 +195,17 @@ struct SQLiteFeatureScanner {
             if set && word(next) == "FROM" { return next }
         }
         return nil
+    }
+
+    /// Whether the SELECT that the `HAVING` at `index` belongs to has a `GROUP BY`: one
+    /// between it and the SELECT, at its depth.
+    private func groupsBefore(having index: Int) -> Bool {
+        let depth = depths[index]
+        for earlier in tokens.indices.prefix(index).reversed() where depths[earlier] == depth {
+            if word(earlier) == "GROUP" { return true }
+            if word(earlier) == "SELECT" { return false }
+        }
+        return false
     }
 
     /// Whether `TRUE` or `FALSE` at `index` is the constant rather than a name: not a
