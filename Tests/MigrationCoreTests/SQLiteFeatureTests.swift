@@ -75,6 +75,10 @@ struct SQLiteFeatureTests {
         ("SELECT sum(a) FILTER (WHERE a > 0) OVER w FROM t WINDOW w AS (ORDER BY a)", [
             "FILTER on an aggregate", "window functions (OVER)",
         ]),
+        // A trigger's two INSERTs hold one upsert each: no chain.
+        ("CREATE TRIGGER up AFTER INSERT ON t BEGIN INSERT INTO u(a) VALUES (1) ON CONFLICT(a) DO NOTHING; INSERT INTO v(a) VALUES (2) ON CONFLICT(a) DO NOTHING; END", [
+            "UPSERT (ON CONFLICT ... DO)",
+        ]),
     ])
     func aStatementCanUseSeveralFeatures(sql: String, features expected: [String]) throws {
         #expect(try features(sql) == expected, "\(sql)")

@@ -59,8 +59,7 @@ struct SQLiteFeatureScanner {
     /// `ALTER TABLE t DROP [COLUMN] c`, `RENAME [COLUMN] a TO b` (not `RENAME TO`), and a
     /// generated column added with `ADD [COLUMN]`.
     private func alterTableFeatures() -> [Use] {
-        guard word(0) == "ALTER", word(1) == "TABLE" else { return [] }
-        let action = isPunctuation(3, ".") ? 5 : 3
+        guard let action = alterTableAction else { return [] }
         switch word(action) {
         case "DROP": return [use(.dropColumn, near: action)]
         case "RENAME": return word(action + 1) == "TO" ? [] : [use(.renameColumn, near: action + 1)]
@@ -72,9 +71,15 @@ struct SQLiteFeatureScanner {
     /// Whether the statement is `ALTER TABLE t ADD [COLUMN] ...` with a CHECK constraint:
     /// from 3.37.0 SQLite checks it against the rows already there, before it did not.
     var addsCheckedColumn: Bool {
-        guard word(0) == "ALTER", word(1) == "TABLE" else { return false }
-        let action = isPunctuation(3, ".") ? 5 : 3
-        return word(action) == "ADD" && tokens.indices.dropFirst(action + 1).contains { word($0) == "CHECK" }
+        guard let action = alterTableAction, word(action) == "ADD" else { return false }
+        return tokens.indices.dropFirst(action + 1).contains { word($0) == "CHECK" }
+    }
+
+    /// Where the action (`ADD`, `DROP`, `RENAME`) of `ALTER TABLE [schema.]t` is; nil for
+    /// any other statement.
+    private var alterTableAction: Int? {
+        guard word(0) == "ALTER", word(1) == "TABLE" else { return nil }
+        return isPunctuation(3, ".") ? 5 : 3
     }
 
     /// In `CREATE TABLE t(...)`: a generated column in the column list, `STRICT` among the
@@ -111,16 +116,19 @@ struct SQLiteFeatureScanner {
     }
 
     /// UPSERT: each `ON CONFLICT` followed by a conflict target or `DO` (a constraint's
-    /// `ON CONFLICT REPLACE` is older). Before 3.35 an INSERT takes one such clause, and
-    /// `DO UPDATE` only after a target.
+    /// `ON CONFLICT REPLACE` is older). Before 3.35 an INSERT takes one such clause (a
+    /// trigger's INSERTs, between semicolons, one each), and `DO UPDATE` only after a target.
     private func upsertFeatures() -> [Use] {
         let clauses = tokens.indices.filter { index in
             word(index) == "ON" && word(index + 1) == "CONFLICT" && (isPunctuation(index + 2, "(") || word(index + 2) == "DO")
         }
         guard let first = clauses.first else { return [] }
         var found = [use(.upsert, near: first)]
-        if clauses.count > 1 {
-            found.append(use(.upsertChain, near: clauses[1]))
+        let second = zip(clauses, clauses.dropFirst()).first { pair in
+            !(pair.0..<pair.1).contains { isPunctuation($0, ";") }
+        }
+        if let second {
+            found.append(use(.upsertChain, near: second.1))
         } else if let bare = clauses.first(where: { word($0 + 2) == "DO" && word($0 + 3) == "UPDATE" }) {
             found.append(use(.upsertChain, near: bare + 3))
         }
