@@ -29,8 +29,10 @@ enum RoomChecks {
     static func validateSchema(_ run: MigrationRun, after last: Step) -> Failure? {
         let stays = "Room throws \"Migration didn't properly handle\" inside the upgrade's transaction, so the whole path rolls back, at every launch: the database stays at version \(run.standing.version)"
         // The fresh install is built in a file of its own beside the database, removed again.
+        let settings = run.migrator.settings
         let verifier = Verifier(
-            plan: run.plan, target: run.target, mode: .off, freshInstallPath: run.connection.path + "-room-expected")
+            plan: run.plan, target: run.target, mode: .off, freshInstallPath: run.connection.path + "-room-expected",
+            connection: settings.connection, sqliteVersion: settings.sqliteVersion)
         let expected: SchemaSnapshot
         do throws(Verifier.FreshInstallFailure) {
             expected = try verifier.freshInstallSnapshot()

@@ -21,6 +21,9 @@ public struct Verifier: Sendable {
     /// The platform's connection settings, under which the fresh install is built too
     /// (with `legacy_alter_table` a step can succeed that fails without it).
     public let connection: ConnectionSettings
+    /// The device's SQLite: the fresh install has the functions of it that Preflight
+    /// provides, as the migration does (`MigrationSettings.defineFunctions`).
+    public let sqliteVersion: SQLiteVersion?
 
     /// How thoroughly the file's integrity is checked; the other checks always run.
     public enum Mode: String, Sendable, Codable {
@@ -48,13 +51,15 @@ public struct Verifier: Sendable {
     static let integrityLines = 10
 
     public init(
-        plan: Plan, target: Int, mode: Mode, freshInstallPath: String, connection: ConnectionSettings = ConnectionSettings()
+        plan: Plan, target: Int, mode: Mode, freshInstallPath: String, connection: ConnectionSettings = ConnectionSettings(),
+        sqliteVersion: SQLiteVersion? = nil
     ) {
         self.plan = plan
         self.target = target
         self.mode = mode
         self.freshInstallPath = freshInstallPath
         self.connection = connection
+        self.sqliteVersion = sqliteVersion
     }
 
     /// Verifies the database open on `connection`.
@@ -257,9 +262,18 @@ public struct Verifier: Sendable {
         return settings
     }
 
+    /// How the fresh install is built: the platform's connection, the device's functions,
+    /// every step run (the migration itself judged the steps against the device's SQLite).
+    private var replaySettings: MigrationSettings {
+        MigrationSettings(
+            target: target, spaceCheck: .off, connection: scratchConnection, sqliteVersion: sqliteVersion,
+            refusesNewerSQL: false)
+    }
+
     private func runScript(_ script: FreshInstall, path: String) throws(FreshInstallFailure) -> SchemaSnapshot {
         do throws(SQLiteError) {
             let connection = try Connection(path: path)
+            try replaySettings.defineFunctions(on: connection)
             for pragma in scratchConnection.pragmas(freshFile: true) { try connection.execute(pragma) }
             try connection.execute("PRAGMA foreign_keys = \(plan.foreignKeys ? "ON" : "OFF")")
             try connection.execute("BEGIN IMMEDIATE")
@@ -283,8 +297,7 @@ public struct Verifier: Sendable {
         // and Room's runner, which builds this fresh install, must not build another.
         var replayed = plan
         replayed.runner = .perStep
-        let migrator = Migrator(
-            plan: replayed, settings: MigrationSettings(target: target, spaceCheck: .off, connection: scratchConnection))
+        let migrator = Migrator(plan: replayed, settings: replaySettings)
         if case .stopped(_, let failure) = migrator.migrate(databaseAt: path, emit: { _ in }) {
             throw FreshInstallFailure(
                 message: "replaying steps 1 to \(target) on an empty database fails, so the schema cannot be compared: \(failure.message)")

@@ -129,6 +129,14 @@ enum DeviceProfileDecoder {
         connection.tempStore = try fields.choice("temp_store", ConnectionSettings.tempStores, "DEFAULT, FILE or MEMORY")
         connection.journalSizeLimit = try fields.integer("journal_size_limit", minimum: -1)
         connection.walAutocheckpoint = try fields.integer("wal_autocheckpoint", minimum: 0).map { Int($0) }
+        connection.androidFunctions = try fields.bool("android_functions")
+        if let locale = try fields.string("locale") {
+            // An ICU locale ID: language, then script, region or variant parts.
+            let parts = locale.split(separator: "_", omittingEmptySubsequences: false)
+            guard (1...4).contains(parts.count), parts.allSatisfy({ (1...8).contains($0.count) && $0.allSatisfy { $0.isASCII && ($0.isLetter || $0.isNumber) } })
+            else { throw fields.problem("locale", "must be a locale such as en_US or tr_TR, got \"\(locale)\"") }
+            connection.locale = locale
+        }
         return connection
     }
 

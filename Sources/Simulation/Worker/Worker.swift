@@ -91,7 +91,7 @@ public enum Worker {
             case .inspect:
                 EventWriter.write(inspect(
                     invocation.input ?? directory.work.path, inPlace: invocation.input != nil, plan: plan,
-                    model: instructions.deviceSpeed, directory: directory))
+                    instructions: instructions, directory: directory))
             case .migrate:
                 try migrate(
                     directory, plan: plan, instructions: instructions, launch: invocation.launch, fault: invocation.fault)
@@ -129,8 +129,9 @@ public enum Worker {
     /// (`InputCheck`) finds damage inside the pages and a file cut short. SQLite's
     /// SQLITE_CORRUPT from any of them is damage too.
     private static func inspect(
-        _ path: String, inPlace: Bool, plan: Plan, model: SpeedModel?, directory: JobDirectory
+        _ path: String, inPlace: Bool, plan: Plan, instructions: WorkerInstructions, directory: JobDirectory
     ) -> WorkerReport {
+        let model = instructions.deviceSpeed
         do {
             // In place (the upload itself, which came without a WAL): immutable, so that
             // SQLite writes nothing, not even beside it, and reads the main file alone (as
@@ -138,6 +139,8 @@ public enum Worker {
             // the header's, which the runner has: an immutable connection says `delete`.
             let connection = try InputCheck.open(path, immutable: inPlace, model: model, statsPath: directory.checkStats)
             if !inPlace { connection.keepWALOnClose() }
+            // An index in LOCALIZED order is checked in that order, as on the phone.
+            try instructions.connection.defineFunctions(on: connection)
             let journalMode = inPlace ? nil : try connection.scalar("PRAGMA journal_mode").textValue
             _ = try connection.integer("SELECT count(*) FROM sqlite_schema")
             let check = try InputCheck.run(connection, model: model)
@@ -187,7 +190,7 @@ public enum Worker {
         }
         let settings = MigrationSettings(
             target: instructions.target, spaceCheck: instructions.spaceCheck, connection: instructions.connection,
-            sqliteVersion: instructions.sqliteCheck == .fail ? instructions.sqliteVersion : nil)
+            sqliteVersion: instructions.sqliteVersion, refusesNewerSQL: instructions.sqliteCheck == .fail)
         let clock = instructions.deviceSpeed.map { DeviceClock(model: $0, watchdogMs: instructions.deviceWatchdogMs) }
         // The device clock charges a sync from its count; waiting for this machine's disk
         // would only slow the rehearsal, and unevenly: parallel rehearsals queue on one
@@ -219,7 +222,7 @@ public enum Worker {
         Verifier(
             plan: plan, target: instructions.target ?? plan.newestVersion,
             mode: finalOnly ? .quick : instructions.verify, freshInstallPath: directory.freshInstall,
-            connection: instructions.connection)
+            connection: instructions.connection, sqliteVersion: instructions.sqliteVersion)
     }
 
     /// - Parameter freshInstall: built already, while the worker waited for its go.
@@ -230,6 +233,7 @@ public enum Worker {
         // The default VFS: verification is Preflight's check, not part of the device's
         // launch, so it neither counts toward the run's space nor is held to its quota.
         let connection = try Connection(path: directory.work.path)
+        try instructions.connection.defineFunctions(on: connection)
         let verifier = verifier(directory, plan: plan, instructions: instructions, finalOnly: finalOnly)
         // A run that did not reach its target: its schema is legitimately not the fresh
         // install's, so only the state is reported, and no fresh install is built.
