@@ -180,7 +180,7 @@ struct SQLiteFeatureTests {
             Issue.record("the step ran on SQLite 3.28")
             return
         }
-        #expect(failure.kind == "sqlite_too_old")
+        #expect(failure.kind.rawValue == "sqlite_too_old")
         #expect(failure.step == 2)
         #expect(failure.statement == "ALTER TABLE t DROP COLUMN b")
         #expect(failure.message.contains("ALTER TABLE DROP COLUMN") && failure.message.contains("3.35.0") && failure.message.contains("3.28"))

@@ -54,7 +54,7 @@ struct DeviceSQLRunTests {
         let old = try run(view, on: "android-30", in: directory)
         #expect(old.report.outcome == .failed)
         let failure = try #require(old.report.failure)
-        #expect(failure.kind == "sqlite_too_old")
+        #expect(failure.kind.rawValue == "sqlite_too_old")
         #expect(failure.message.contains("near \"NULLS\": syntax error") && failure.message.contains("3.30.0"), "\(failure.message)")
         let current = try run(view, on: "android-35", in: directory)
         #expect(current.report.outcome == .completed, "\(String(describing: current.report.failure))")
@@ -68,6 +68,6 @@ struct DeviceSQLRunTests {
         #expect(android.report.outcome == .completed, "\(String(describing: android.report.failure))")
         #expect(try Connection(path: android.out).scalar("SELECT k FROM t WHERE id = 2").textValue == "bob!")
         let iPhone = try run("UPDATE t SET k = concat(name, '!')", on: "ios-18", in: directory)
-        #expect(iPhone.report.failure?.kind == "sqlite_too_old")
+        #expect(iPhone.report.failure?.kind.rawValue == "sqlite_too_old")
     }
 }

@@ -140,9 +140,9 @@ struct MatrixCommandTests {
         let answer = try Self.answer(result)
         func cell(_ file: String) -> MatrixCell? { answer.rows.first { $0.file == file }?.cells["ios-launch"] }
         #expect(cell("other-app.db")?.outcome == .refused)
-        #expect(cell("other-app.db")?.failure?.kind == "foreign_application_id")
+        #expect(cell("other-app.db")?.failure?.kind.rawValue == "foreign_application_id")
         #expect(cell("future.db")?.outcome == .refused)
-        #expect(cell("future.db")?.failure?.kind == "future_version")
+        #expect(cell("future.db")?.failure?.kind.rawValue == "future_version")
         #expect(answer.rows.first { $0.file == "future.db" }?.fromVersion == 99)
         #expect(cell("garbage.db")?.outcome == .invalidDatabase)
         #expect(cell("lost.db-wal")?.outcome == .invalidDatabase)
@@ -282,7 +282,7 @@ struct MatrixCommandTests {
         #expect(answer.rows.map(\.fromVersion) == [0, 1, 2])
         for (_, _, cell) in answer.cells {
             #expect(cell.outcome == .failed)
-            #expect(cell.failure?.kind == "time_limit")
+            #expect(cell.failure?.kind.rawValue == "time_limit")
         }
         #expect(answer.cells.contains { $0.cell.report == nil }, "a cell not started by the deadline")
         #expect(WorkerProcesses.under(jobs).isEmpty, "workers left: \(WorkerProcesses.under(jobs))")

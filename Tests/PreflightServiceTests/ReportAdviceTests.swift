@@ -201,7 +201,7 @@ struct ReportAdviceTests {
         let report = Self.report(
             .crashLoop, runner: .drift, launches: [.killed, .failed],
             steps: [Self.step(2, "archive", .interrupted, launch: 1), Self.step(2, "archive", .failed, launch: 2)],
-            failure: Failure(kind: "sql_error", step: 2, message: "table archive already exists"))
+            failure: Failure(kind: .sqlError, step: 2, message: "table archive already exists"))
         #expect(
             ReportAdvice(report).line
                 == "Step v2 \"archive\" (sql, its statements committing one by one under runner drift) was killed in "
@@ -213,18 +213,18 @@ struct ReportAdviceTests {
     @Test func theOutcomesThatStopOnAStepNameIt() {
         let failed = Self.report(
             .failed, runner: .perStep, launches: [.failed], steps: [Self.step(2, "a", .failed, launch: 1)],
-            failure: Failure(kind: "sql_error", step: 2, message: "NOT NULL constraint failed: notes.title"))
+            failure: Failure(kind: .sqlError, step: 2, message: "NOT NULL constraint failed: notes.title"))
         #expect(ReportAdvice(failed).line == "Fix step v2 \"a\": NOT NULL constraint failed: notes.title.")
         var full = Self.report(
             .diskFull, runner: .perStep, launches: [.failed], steps: [Self.step(2, "a", .failed, launch: 1)],
-            failure: Failure(kind: "disk_full", step: 2, message: "database or disk is full"))
+            failure: Failure(kind: .diskFull, step: 2, message: "database or disk is full"))
         full.space.freeBytes = 1 << 20
         #expect(
             ReportAdvice(full).line
                 == "Needs more than 1.0 MiB free: step v2 \"a\" filled the disk. Free space first, or make it need less.")
         let verification = Self.report(
             .verificationFailed, runner: .perStep, launches: [.finished], steps: [],
-            failure: Failure(kind: "verification", message: "rows lost: notes 3"))
+            failure: Failure(kind: .verification, message: "rows lost: notes 3"))
         #expect(ReportAdvice(verification).line == "Fix what verification found: rows lost: notes 3.")
         let invalid = Self.report(.invalidDatabase, runner: .perStep, launches: [], steps: [])
         #expect(ReportAdvice(invalid).line == "Upload an SQLite database file (with its -wal if it has one).")

@@ -36,7 +36,7 @@ import Testing
     }
 
     @Test func crashLoopNamesTheStepToSplit() {
-        let report = Self.report(outcome: .crashLoop, failure: Failure(kind: "watchdog", message: "killed"), interrupted: 3)
+        let report = Self.report(outcome: .crashLoop, failure: Failure(kind: .watchdog, message: "killed"), interrupted: 3)
         #expect(
             ReportAdvice(report).line
                 == "Step v3 \"<script>alert(3)</script>\" (sql, one transaction) takes longer than the watchdog (5.0 s here) "
@@ -45,7 +45,7 @@ import Testing
     }
 
     @Test func refusedForSpaceSaysHowMuch() {
-        let failure = Failure(kind: "insufficient_space", step: 3, message: "no room", neededBytes: 3 << 20, freeBytes: 1 << 20)
+        let failure = Failure(kind: .insufficientSpace, step: 3, message: "no room", neededBytes: 3 << 20, freeBytes: 1 << 20)
         let report = Self.report(outcome: .refused, failure: failure, interrupted: nil)
         #expect(
             ReportAdvice(report).line

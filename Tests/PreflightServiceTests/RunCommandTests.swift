@@ -105,7 +105,7 @@ struct RunCommandTests {
             #expect(result.status == 1)
             let report = try result.decodedReport
             #expect(report.outcome == outcome, "\(path)")
-            #expect(report.failure?.kind == kind)
+            #expect(report.failure?.kind.rawValue == kind)
             #expect(FixtureDatabase.sha256(of: path) == before)
             // A refused file is still a database: the report says what it holds.
             if outcome == .refused {

@@ -183,7 +183,7 @@ struct RunnerTests {
         let report = try result.decodedReport
         #expect(report.outcome.rawValue == "crash_loop", "\(result.stderr)")
         let failure = report.failure
-        #expect(failure?.kind == "sql_error")
+        #expect(failure?.kind.rawValue == "sql_error")
         #expect(failure?.step == 2)
         #expect(failure?.statement == "ALTER TABLE items ADD COLUMN doubled INTEGER")
         #expect(failure?.message.contains("duplicate column name: doubled") == true, "\(failure)")
@@ -218,7 +218,7 @@ struct RunnerTests {
         let report = try result.decodedReport
         #expect(report.outcome.rawValue == "failed", "\(result.stderr)")
         let failure = report.failure
-        #expect(failure?.kind == "schema_validation")
+        #expect(failure?.kind.rawValue == "schema_validation")
         let message = failure?.message ?? ""
         #expect(message.contains("Migration didn't properly handle: items"), "\(message)")
         #expect(message.contains("index items_label on items(label): in fresh install, missing after upgrade"), "\(message)")
@@ -245,11 +245,11 @@ struct RunnerTests {
         let result = try run(["--db", database, "--plan", try plan("room", steps: itemSteps, in: directory)], in: directory)
         #expect(try result.decodedReport.outcome.rawValue == "failed", "\(result.stderr)")
         let failure = try result.decodedReport.failure
-        #expect(failure?.kind == "missing_migration")
+        #expect(failure?.kind.rawValue == "missing_migration")
         #expect(failure?.message.contains("A migration from 0 to 5 was required but not found") == true)
         // The same file under per_step is migrated from version 0 and fails on its step 1.
         let perStep = try run(["--db", database, "--plan", try plan("per_step", steps: itemSteps, in: directory)], in: directory)
-        #expect(try perStep.decodedReport.failure?.kind == "sql_error")
+        #expect(try perStep.decodedReport.failure?.kind.rawValue == "sql_error")
     }
 
     // MARK: - GRDB
@@ -307,7 +307,7 @@ struct RunnerTests {
         try FixtureDatabase.execute("INSERT INTO grdb_migrations VALUES ('fromTheFuture')", at: database)
         let refused = try run(["--db", database, "--plan", try plan("grdb", steps: itemSteps, ids: itemIDs, in: directory)], in: directory)
         #expect(try refused.decodedReport.outcome.rawValue == "refused")
-        #expect(try refused.decodedReport.failure?.kind == "future_version")
+        #expect(try refused.decodedReport.failure?.kind.rawValue == "future_version")
     }
 
     // MARK: - Plans a runner cannot run

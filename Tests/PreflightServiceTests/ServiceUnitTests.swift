@@ -440,7 +440,7 @@ final class Events: Sendable {
         var second = StepReport(version: 2, name: "sync status", kind: .sql, status: failedStep ? .failed : .applied)
         second.elapsedMs = 3
         second.launch = 1
-        let failure = outcome == .completed ? nil : Failure(kind: "sql_error", step: 2, message: "no such column: x")
+        let failure = outcome == .completed ? nil : Failure(kind: .sqlError, step: 2, message: "no such column: x")
         return Report(
             jobID: "job-1", outcome: outcome, failure: failure,
             plan: PlanSummary(name: "notes", sha256: "abc", targetVersion: 2, runner: .perStep), options: RunOptions(),

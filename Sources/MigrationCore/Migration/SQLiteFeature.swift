@@ -200,5 +200,5 @@ extension MigrationSettings {
 
 extension Failure.Kind {
     /// A step used an SQL feature newer than the device's SQLite (`sqlite_check: fail`).
-    public static let sqliteTooOld = "sqlite_too_old"
+    public static let sqliteTooOld = Failure.Kind(rawValue: "sqlite_too_old")
 }

@@ -77,5 +77,5 @@ extension MigrationSettings {
 
 extension Failure.Kind {
     /// A step used an SQL feature the device's SQLite has and Preflight's engine lacks.
-    public static let engineLacksFeature = "engine_lacks_feature"
+    public static let engineLacksFeature = Failure.Kind(rawValue: "engine_lacks_feature")
 }

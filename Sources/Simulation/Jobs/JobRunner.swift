@@ -90,7 +90,7 @@ struct JobRun {
             }
             return outcome
         case .failure(let error):
-            return stop(.failed, Failure(kind: "internal", message: "cannot hash the upload: \(error)"))
+            return stop(.failed, Failure(kind: .internal, message: "cannot hash the upload: \(error)"))
         }
     }
 
@@ -271,7 +271,7 @@ struct JobRun {
         ["--launch", String(number)] + (injectedFault?.arguments ?? [])
     }
 
-    var cancelledFailure: Failure { Failure(kind: "cancelled", message: "the job was cancelled") }
+    var cancelledFailure: Failure { Failure(kind: .cancelled, message: "the job was cancelled") }
 
     func timeLimitFailure(_ phase: OutOfJobTime.Phase, step: Int? = nil) -> Failure {
         let seconds = job.maxJobSeconds ?? 0
@@ -282,7 +282,7 @@ struct JobRun {
     }
 
     func workerStartFailure(_ error: Error) -> Failure {
-        Failure(kind: "internal", message: "cannot start a worker: \(error)")
+        Failure(kind: .internal, message: "cannot start a worker: \(error)")
     }
 
     /// A killed launch that left the file where it found it. The message names the part

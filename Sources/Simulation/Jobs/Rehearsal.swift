@@ -84,7 +84,7 @@ extension JobRun {
         do {
             try writeInstructions(tablesBefore: nil)
         } catch {
-            throw end(.failed, Failure(kind: "internal", message: "cannot prepare the job directory: \(error)"))
+            throw end(.failed, Failure(kind: .internal, message: "cannot prepare the job directory: \(error)"))
         }
         // Launches that do not flush do not wait for the copy to reach the disk either.
         let durable = job.options.launchesFlush
@@ -111,7 +111,7 @@ extension JobRun {
             phases.copyMs = copyMs
             hasWorkCopy = true
         case .failure(let error):
-            throw end(.failed, Failure(kind: "internal", message: "cannot prepare the job directory: \(error)"))
+            throw end(.failed, Failure(kind: .internal, message: "cannot prepare the job directory: \(error)"))
         }
         if !readsInPlace { inspection = inspector.map { inspect($0) } }
         let initialBytes = workCopyBytes
@@ -119,7 +119,7 @@ extension JobRun {
         space.freeBytes = job.options.freeBytes
         let quota = job.options.freeBytes.map { initialBytes + $0 }
         guard SpaceStats.create(path: job.directory.spaceStats, quotaBytes: quota) == 0 else {
-            throw end(.failed, Failure(kind: "internal", message: "cannot create the space stats file in the job directory"))
+            throw end(.failed, Failure(kind: .internal, message: "cannot create the space stats file in the job directory"))
         }
         reading = BackgroundTask { [job, walCheck] in
             try UploadReading.read(job.input.database, knownSHA256: job.input.sha256, walCheck: walCheck)
@@ -162,7 +162,7 @@ extension JobRun {
             try writeInstructions(tablesBefore: inspected.tables, startVersion: inspected.point?.version)
         } catch {
             throw end(.failed, Failure(
-                kind: "internal",
+                kind: .internal,
                 message: "cannot hand the input's row counts to the workers, so lost rows could not be checked: \(error)"))
         }
         // A file at its target that holds Preflight's own unfinished work (the purge a
@@ -171,7 +171,7 @@ extension JobRun {
             do {
                 try syncFile(job.directory.work.path)
             } catch {
-                throw end(.failed, Failure(kind: "internal", message: "cannot prepare the job directory: \(error)"))
+                throw end(.failed, Failure(kind: .internal, message: "cannot prepare the job directory: \(error)"))
             }
         }
     }

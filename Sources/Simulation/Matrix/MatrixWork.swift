@@ -64,7 +64,7 @@ final class MatrixWork: @unchecked Sendable {
                     Failure(
                         kind: Failure.Kind.invalidDatabase,
                         message: "a -wal file without its main database file: nothing can open it; give the database beside it"))
-            case .freshInstall, .synthesized: return needed.contains(index) ? .pending : .unusable(.failed, Failure(kind: "not_run", message: "not this shard's"))
+            case .freshInstall, .synthesized: return needed.contains(index) ? .pending : .unusable(.failed, Failure(kind: .notRun, message: "not this shard's"))
             }
         }
     }
@@ -183,7 +183,7 @@ final class MatrixWork: @unchecked Sendable {
         } catch let error as SynthesisError {
             file = .unusable(.failed, Failure(kind: error.code, message: "cannot synthesize v\(version): \(error.message)"))
         } catch {
-            file = .unusable(.failed, Failure(kind: "internal", message: "cannot synthesize v\(version): \(error)"))
+            file = .unusable(.failed, Failure(kind: .internal, message: "cannot synthesize v\(version): \(error)"))
         }
         condition.lock()
         files[row] = file
@@ -204,7 +204,7 @@ final class MatrixWork: @unchecked Sendable {
         let path = directory.path + "/fresh-install.db"
         let file: RowFile = FileManager.default.createFile(atPath: path, contents: Data())
             ? .ready(JobInput(database: path, wal: nil))
-            : .unusable(.failed, Failure(kind: "internal", message: "cannot create the fresh install's empty file"))
+            : .unusable(.failed, Failure(kind: .internal, message: "cannot create the fresh install's empty file"))
         condition.lock()
         files[row] = file
         condition.broadcast()
@@ -244,7 +244,7 @@ final class MatrixWork: @unchecked Sendable {
         do {
             place = try JobDirectory.create(parent: directory.path + "/cells")
         } catch {
-            return MatrixCell(notRun: .failed, failure: Failure(kind: "internal", message: "cannot create a job directory: \(error)"))
+            return MatrixCell(notRun: .failed, failure: Failure(kind: .internal, message: "cannot create a job directory: \(error)"))
         }
         // Best effort: a cell's files are gone with the matrix's directory at the latest.
         defer { try? FileManager.default.removeItem(atPath: place.path) }
