@@ -122,7 +122,8 @@ struct ReportAdvice {
         case .rebuild, .backfill:
             return "\(capitalized(described(step))) resumed from its last batch after each kill and was done in "
                 + "\(finished): users see \(crashes(kills)) before the app opens. Smaller batches run after the app "
-                + "has opened, or an earlier start (in a release before the one that needs it), would avoid them."
+                + "has opened, or an earlier start (in a release before the one that needs it), would avoid "
+                + "\(kills == 1 ? "it" : "them")."
         case .sql:
             let cut = Set(cutSteps.map(\.version)).count
             let others = cut > 1 ? " (with \(cut - 1) other step\(cut == 2 ? "" : "s") cut before it)" : ""

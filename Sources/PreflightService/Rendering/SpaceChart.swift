@@ -20,7 +20,14 @@ enum SpaceChart {
 
     static func svg(_ report: Report) -> String {
         // A row is [t_ms, main, journal, wal, shm, temp].
-        let rows = report.space.samples.filter { $0.count == classes.count + 1 }
+        // Until the first launch opens the file nothing is measured (rows of 0 bytes): the files
+        // were then as the upload left them, `initial_bytes`, drawn as the main file's.
+        let initial = report.space.initialBytes ?? 0
+        var measuredYet = false
+        let rows = report.space.samples.filter { $0.count == classes.count + 1 }.map { row in
+            measuredYet = measuredYet || row.dropFirst().contains { $0 != 0 }
+            return measuredYet ? row : [row[0], initial] + Array(repeating: 0, count: classes.count - 1)
+        }
         guard rows.count > 1 else { return "<p class=\"meta\">No space was measured: no step ran.</p>" }
         let limit = report.space.freeBytes.flatMap { free in report.space.initialBytes.map { Double($0 + free) } }
         let clock = ReportClock(report.options)
