@@ -189,14 +189,14 @@ struct ReportAdvice {
     private var refused: String {
         let failure = report.failure
         switch failure?.kind {
-        case "insufficient_space":
+        case Failure.Kind.insufficientSpace:
             let needed = failure?.neededBytes.map { ByteCount.text($0) } ?? "more space"
             let free = failure?.freeBytes.map { " (the device has \(ByteCount.text($0)))" } ?? ""
             let step = failingStep.map(name) ?? "the step"
             return "Needs \(needed) free\(free): free space first, or make \(step) need less."
-        case "future_version":
+        case Failure.Kind.futureVersion:
             return "The file is newer than the plan: this build cannot open it (downgrade); ship a plan that knows its version."
-        case "foreign_application_id":
+        case Failure.Kind.foreignApplicationID:
             return "The file belongs to another app (application_id): check which file was uploaded."
         default:
             return failure?.message ?? "See the failure below."

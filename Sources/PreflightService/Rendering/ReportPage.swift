@@ -14,7 +14,7 @@ enum ReportPage {
             "<div class=\"outcome \(tone(report.outcome))\" id=\"outcome\"><strong>\(report.outcome.rawValue)</strong>: "
                 + "\(e(report.outcome.meaning))<p class=\"todo\" id=\"todo\">\(e(ReportAdvice(report).line))</p></div>")
         if let failure = report.failure {
-            var detail = "<p><strong>\(e(failure.kind))</strong>"
+            var detail = "<p><strong>\(e(failure.kind.rawValue))</strong>"
             if let step = failure.step { detail += " in step v\(step)" }
             detail += ": \(e(failure.message))</p>"
             if let statement = failure.statement { detail += "<pre>\(e(statement))</pre>" }

@@ -184,7 +184,7 @@ public final class CapacityRehearsal: Sendable {
             } catch {
                 throw SynthesisError(code: error.code, message: error.message)
             }
-            guard let line else { throw SynthesisError(code: Failure.Kind.timeLimit, message: "") }
+            guard let line else { throw SynthesisError(code: Failure.Kind.timeLimit.rawValue, message: "") }
             if let code = line.errorCode {
                 throw SynthesisError(code: code, message: "cannot synthesize \(rows[table] ?? 0) rows of \(table): \(line.errorMessage ?? code)")
             }
@@ -203,7 +203,7 @@ public final class CapacityRehearsal: Sendable {
                 _ = try make()
                 cached = false
             }
-        } catch where error.code == Failure.Kind.timeLimit {
+        } catch where error.code == Failure.Kind.timeLimit.rawValue {
             return nil
         } catch {
             throw CapacityError(code: error.code, error.message)

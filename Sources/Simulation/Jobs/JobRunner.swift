@@ -152,7 +152,7 @@ struct JobRun {
             if record.finished != nil { return nil }
             if let failed = record.stepFailure, let stopped = failed.stop {
                 let outcome = Outcome(stopped)
-                let failure = failed.failure ?? Failure(kind: outcome.rawValue, message: outcome.meaning)
+                let failure = failed.failure ?? Failure(kind: Failure.Kind(rawValue: outcome.rawValue), message: outcome.meaning)
                 if outcome == .failed, let killed = previous, runner.autocommits, killed.wasKilled,
                     killed.start != nil, killed.start == record.start
                 {

@@ -181,7 +181,7 @@ final class MatrixWork: @unchecked Sendable {
             file = .ready(JobInput(database: synthesized.path, wal: nil, sha256: synthesized.sha256 ?? (try? sha256OfFile(synthesized.path))))
             made = synthesized
         } catch let error as SynthesisError {
-            file = .unusable(.failed, Failure(kind: error.code, message: "cannot synthesize v\(version): \(error.message)"))
+            file = .unusable(.failed, Failure(kind: Failure.Kind(rawValue: error.code), message: "cannot synthesize v\(version): \(error.message)"))
         } catch {
             file = .unusable(.failed, Failure(kind: .internal, message: "cannot synthesize v\(version): \(error)"))
         }
@@ -266,7 +266,7 @@ final class MatrixWork: @unchecked Sendable {
     static func describe(_ cell: MatrixCell) -> String {
         let launches = cell.launches == 1 ? "1 launch" : "\(cell.launches) launches"
         let time = cell.deviceMs.map { "device \($0) ms" } ?? "\(cell.elapsedMs) ms"
-        let failure = cell.failure.flatMap { $0.kind == cell.outcome.rawValue ? nil : " (\($0.kind))" } ?? ""
+        let failure = cell.failure.flatMap { $0.kind.rawValue == cell.outcome.rawValue ? nil : " (\($0.kind))" } ?? ""
         return "\(cell.outcome.rawValue)\(failure) in \(launches), \(time)"
     }
 
