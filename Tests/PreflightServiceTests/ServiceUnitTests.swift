@@ -403,10 +403,11 @@ final class Events: Sendable {
         let object = try #require(JSONValue.parse(first)?.objectValue)
         #expect(
             Set(object.keys) == [
-                "report_version", "job_id", "outcome", "failure", "plan", "options", "input", "launches", "steps", "space",
-                "final", "warnings", "timings", "kill_sweep", "disk_full_sweep", "power_loss_sweep",
+                "report_version", "job_id", "outcome", "failure", "first_launch", "plan", "options", "input", "launches",
+                "steps", "space", "final", "warnings", "timings", "kill_sweep", "disk_full_sweep", "power_loss_sweep",
             ])
         #expect(object["failure"] == .null)
+        #expect(object["first_launch"] == .null)
         #expect(object["kill_sweep"] == .null)
         #expect(object["power_loss_sweep"] == .null)
     }
@@ -418,6 +419,10 @@ final class Events: Sendable {
         #expect(text.contains("failure sql_error (step 2): no such column: x"))
         #expect(lines.contains { $0.contains("v1") && $0.contains("create notes") && $0.contains("applied") && $0.contains("12 ms") && $0.contains("peak 8.0 KiB") })
         #expect(lines.contains { $0.contains("v2") && $0.contains("failed") })
+        #expect(!text.contains("first launch"))
+        var created = sampleReport(outcome: .completed)
+        created.firstLaunch = .created
+        #expect(ReportRendering.text(created).contains("first launch: the framework created the schema (its create path; no migration ran)"))
     }
 
     @Test func junitCarriesTheOutcome() {

@@ -52,5 +52,11 @@ public struct Failure: Sendable, Codable, Equatable {
         public static let schemaValidation = Kind(rawValue: "schema_validation")
         /// Room: no step migrates from the file's version.
         public static let missingMigration = Kind(rawValue: "missing_migration")
+        /// Room: the file at the app's version holds another identity hash in
+        /// `room_master_table` ("Room cannot verify the data integrity").
+        public static let identityMismatch = Kind(rawValue: "identity_mismatch")
+        /// Room: no step migrates from the file's version, and the app's destructive
+        /// fallback erased the database instead.
+        public static let dataErased = Kind(rawValue: "data_erased")
     }
 }

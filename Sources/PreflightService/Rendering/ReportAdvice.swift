@@ -23,6 +23,8 @@ struct ReportAdvice {
             return "Fix \(failingStep.map(name) ?? "the failing step"): \(report.failure?.message ?? "see the failure below")."
         case .verificationFailed:
             return "Fix what verification found: \(report.failure?.message ?? "see the failure below")."
+        case .dataErased:
+            return "Add the missing migration: Room's destructive fallback erases every user's data on this version (\(report.failure?.message ?? "see the failure below"))."
         case .invalidDatabase:
             return "Upload an SQLite database file (with its -wal if it has one)."
         }
