@@ -119,6 +119,16 @@ import Testing
         #expect(statements.count == 6 && statements[5].contains("pragma_foreign_key_check('Song')"))
     }
 
+    /// `DBUtil.foreignKeyCheck` as one statement: it fails when a row breaks a foreign key
+    /// of the table, and passes once the row has its parent.
+    @Test func theForeignKeyCheckFailsOnABrokenReference() throws {
+        let db = try Connection(path: ":memory:")
+        try db.execute("CREATE TABLE p(id INTEGER PRIMARY KEY); CREATE TABLE c(id INTEGER PRIMARY KEY, pid INTEGER REFERENCES p(id)); INSERT INTO c VALUES (1, 7)")
+        #expect(throws: SQLiteError.self) { try db.execute(RoomAutoMigration.foreignKeyCheck("c")) }
+        try db.execute("INSERT INTO p VALUES (7)")
+        try db.execute(RoomAutoMigration.foreignKeyCheck("c"))
+    }
+
     /// What Room's compiler refuses, refused with its reason.
     @Test func whatTheCompilerRefusesIsRefused() throws {
         var lost = Self.song

@@ -8,7 +8,8 @@
 ///      "views": [{"viewName": "v", "createSql": "CREATE VIEW `${VIEW_NAME}` AS ..."}],
 ///      "setupQueries": ["CREATE TABLE IF NOT EXISTS room_master_table (...)", "INSERT OR REPLACE ..."]}}
 ///
-/// Room's versions are `user_version`s.
+/// Room's versions are `user_version`s. `setupQueries` are not read: `room_master_table` and
+/// the identity hash are the runner's to write, as Room's open helper writes them.
 struct RoomSchemas {
     struct Schema {
         var version: Int
