@@ -103,11 +103,9 @@ import TestSupport
             }
 
             val MIGRATION_1_3 = object : Migration(1, 3) {
-                override fun migrate(db: SupportSQLiteDatabase) {
-                    db.run {
-                        execSQL("ALTER TABLE notes ADD COLUMN tag TEXT")
-                        execSQL("ALTER TABLE notes ADD COLUMN pinned INTEGER NOT NULL DEFAULT 0")
-                    }
+                override fun migrate(db: SupportSQLiteDatabase) = db.run {
+                    execSQL("ALTER TABLE notes ADD COLUMN tag TEXT")
+                    execSQL("ALTER TABLE notes ADD COLUMN pinned INTEGER NOT NULL DEFAULT 0")
                 }
             }
 
@@ -256,6 +254,23 @@ import TestSupport
         let fresh = Self.strings(document["fresh_install"]?.objectValue?["sql"])
         #expect(fresh.first?.hasPrefix("CREATE TABLE IF NOT EXISTS `notes` (`id` INTEGER NOT NULL, `title` TEXT NOT NULL, `label` TEXT") == true)
         #expect(!fresh.contains { $0.contains("room_master_table") })
+    }
+
+    /// `addMigrations(*ALL)`: the array's items are what Room runs; one left out of it is
+    /// left out of the plan.
+    @Test func aSpreadArrayRegistersItsItems() throws {
+        let directory = TemporaryDirectory("room-import")
+        let root = try Self.module(in: directory)
+        let database = root + "/src/main/java/com/example/notes/NoteDatabase.kt"
+        var text = try String(contentsOfFile: database, encoding: .utf8)
+        text = text.replacingOccurrences(
+            of: ".addMigrations(MIGRATION_1_2, MIGRATION_2_3, MIGRATION_1_3, JavaMigrations.MIGRATION_3_4, Migration4To5())",
+            with: ".addMigrations(*ALL_MIGRATIONS)")
+        text += "\nval ALL_MIGRATIONS = arrayOf(MIGRATION_1_2, MIGRATION_2_3, JavaMigrations.MIGRATION_3_4, Migration4To5())\n"
+        try Data(text.utf8).write(to: URL(fileURLWithPath: database))
+        let (_, steps, notes) = try imported(root)
+        #expect(steps.map { [$0.from ?? $0.version - 1, $0.version] } == [[0, 1], [1, 2], [2, 3], [3, 4], [4, 5], [5, 6]])
+        #expect(notes.contains { $0.hasPrefix("MIGRATION_1_3 (src/main/java/com/example/notes/Migrations.kt:") && $0.contains("not registered") })
     }
 
     @Test func aModuleWithoutItsSchemasOrItsDatabaseSaysWhatIsMissing() throws {

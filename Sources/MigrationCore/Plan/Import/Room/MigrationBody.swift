@@ -52,9 +52,16 @@ private struct Reader {
             // `: Unit`, Java's `throws X`: up to the brace.
             while open < range.upperBound, !tokens.is(open, "{"), !tokens.is(open, "=") { open += 1 }
             if tokens.is(open, "="), open + 1 < range.upperBound {
-                // `fun migrate(db) = helper(db)`: one expression.
+                // `fun migrate(db) = db.run { ... }`: one expression, to the end of its line
+                // or of the brackets it opens there.
                 var end = open + 1
-                while end < range.upperBound, tokens[end].line == tokens[open].line { end += 1 }
+                while end < range.upperBound, tokens[end].line == tokens[open].line {
+                    if tokens.is(end, "{") || tokens.is(end, "("), let close = tokens.closing(end), close < range.upperBound {
+                        end = close + 1
+                    } else {
+                        end += 1
+                    }
+                }
                 return (open + 1)..<end
             }
             guard open < range.upperBound, let close = tokens.closing(open) else { return nil }

@@ -360,7 +360,8 @@ struct RoomSources {
                 var open = index + 1
                 while open < tokens.count, !tokens.is(open, "("), !tokens.is(open, "{"), open < index + 12 { open += 1 }
                 guard open < tokens.count, let close = tokens.closing(open) else { continue }
-                return ((open + 1)..<close).filter { tokens[$0].kind == .identifier && !tokens.is($0 + 1, ".") && !tokens.is($0 + 1, "(") }
+                // Names and constructor calls (`Migration4To5()`); a qualifier is not an item.
+                return ((open + 1)..<close).filter { tokens[$0].kind == .identifier && !tokens.is($0 + 1, ".") }
                     .map { tokens[$0].text }
             }
         }
