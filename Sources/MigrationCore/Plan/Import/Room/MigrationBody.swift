@@ -207,6 +207,10 @@ private struct Reader {
     /// `val sql = "..."` (Kotlin) or `String sql = "...";` (Java) in the body: a local the
     /// `execSQL` calls after it may name.
     private mutating func declareLocal(at index: Int) {
+        if tokens.is(index - 1, "var") {
+            constants[tokens[index].text] = nil  // a variable can change: its value is not static
+            return
+        }
         let isKotlin = tokens.is(index - 1, "val")
         let isJava = tokens.language == .java && index > 0 && tokens[index - 1].kind == .identifier && tokens.is(index + 1, "=")
         guard isKotlin || isJava else { return }
