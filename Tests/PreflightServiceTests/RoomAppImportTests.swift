@@ -32,6 +32,11 @@ import TestSupport
             "ALTER TABLE DailyGameHistory ADD COLUMN currentQuestionIndex INTEGER NOT NULL DEFAULT 5",
         ]) && thirtyTwo.needsReview.isEmpty)
 
+        // A run of the plan says which steps are marked.
+        let database = try FixtureDatabase.create(at: directory.file("v35.db"), sql: "PRAGMA user_version = 35;")
+        let run = try PreflightProcess.run(["run", "--db", database, "--plan", out], environment: ["TMPDIR": directory.path])
+        #expect(run.stderr.contains("note: step 31 (MIGRATION_30_31 (src/main/java/org/wikipedia/database/AppDatabase.kt:334)) is marked needs_review (1 place)"))
+
         let wrong = try PreflightProcess.run(["plan", "import", "--from", "room", Self.fixtures + "/wikipedia/app", "--database", "NoteDatabase"])
         #expect(wrong.status == 2 && wrong.stderr.contains("has no schemas of a database NoteDatabase; it has org.wikipedia.database.AppDatabase"))
         let misplaced = try PreflightProcess.run(["plan", "import", "--from", "sql-dir", Self.fixtures, "--database", "AppDatabase"])
