@@ -150,7 +150,7 @@ import TestSupport
             )
             @TypeConverters(Converters::class)
             abstract class NoteDatabase : RoomDatabase() {
-                @RenameColumn(tableName = NOTES, fromColumnName = "tag", toColumnName = "label")
+                @RenameColumn(NOTES, "tag", "label")
                 class Spec5to6 : AutoMigrationSpec {
                     override fun onPostMigrate(db: SupportSQLiteDatabase) {
                         db.execSQL("UPDATE notes SET label = lower(label)")

@@ -225,15 +225,8 @@ private struct Reader {
 
     private mutating func execSQL(at index: Int, arguments: Range<Int>, blocks: [(Block, String)]) {
         // The SQL is the first argument; a second (bind arguments) is known only at run time.
-        var end = arguments.lowerBound
-        while end < arguments.upperBound, !tokens.is(end, ",") {
-            if tokens.is(end, "(") || tokens.is(end, "[") || tokens.is(end, "{"), let close = tokens.closing(end) {
-                end = close + 1
-            } else {
-                end += 1
-            }
-        }
-        let sqlRange = arguments.lowerBound..<end
+        let parts = tokens.arguments(in: arguments)
+        let sqlRange = parts.first ?? arguments
         let condition = blocks.reversed().first { $0.0 != .plain }
         let inlineCondition = inlineIf(before: index)
         if let (kind, what) = condition {
@@ -248,7 +241,7 @@ private struct Reader {
         } else if let inlineCondition {
             body.reviews.append("\(place(index)): execSQL(\(source(sqlRange))) runs only when a condition holds (\(inlineCondition))")
         }
-        if end < arguments.upperBound {
+        if parts.count > 1 {
             body.reviews.append("\(place(index)): execSQL(\(source(sqlRange)), ...) binds arguments known only at run time")
         }
         guard let sql = StaticStrings(tokens: tokens, constants: constants).value(of: sqlRange) else {

@@ -190,29 +190,28 @@ struct RoomSources {
     /// `name = value, ...` inside an annotation's or a call's parentheses.
     private func namedArguments(_ tokens: SourceTokens, _ range: Range<Int>) -> [String: Range<Int>] {
         var arguments: [String: Range<Int>] = [:]
-        var index = range.lowerBound
-        while index < range.upperBound {
-            guard tokens[index].kind == .identifier, tokens.is(index + 1, "=") else {
-                index += 1
-                continue
-            }
-            var end = index + 2
-            while end < range.upperBound, !tokens.is(end, ",") {
-                if tokens.is(end, "(") || tokens.is(end, "[") || tokens.is(end, "{"), let close = tokens.closing(end) {
-                    end = close + 1
-                } else {
-                    end += 1
-                }
-            }
-            arguments[tokens[index].text] = (index + 2)..<end
-            index = end + 1
+        for argument in tokens.arguments(in: range) where argument.count > 2 {
+            let name = argument.lowerBound
+            if tokens[name].kind == .identifier, tokens.is(name + 1, "=") { arguments[tokens[name].text] = (name + 2)..<argument.upperBound }
         }
         return arguments
     }
 
+    /// The parameters of Room's spec annotations, in order, for arguments given by position
+    /// (`@DeleteColumn("Status", "expanded")`).
+    static let annotationParameters: [String: [String]] = [
+        "RenameColumn": ["tableName", "fromColumnName", "toColumnName"], "DeleteColumn": ["tableName", "columnName"],
+        "RenameTable": ["fromTableName", "toTableName"], "DeleteTable": ["tableName"],
+    ]
+
     private func annotate(_ spec: inout RoomAutoMigration.Spec, _ kind: String, _ tokens: SourceTokens, _ range: Range<Int>) {
         let reader = StaticStrings(tokens: tokens, constants: constants)
-        let values = namedArguments(tokens, range).compactMapValues { reader.value(of: $0) }
+        var ranges = namedArguments(tokens, range)
+        if ranges.isEmpty {
+            let positional = tokens.arguments(in: range)
+            for (name, argument) in zip(Self.annotationParameters[kind] ?? [], positional) { ranges[name] = argument }
+        }
+        let values = ranges.compactMapValues { reader.value(of: $0) }
         switch kind {
         case "RenameColumn":
             if let table = values["tableName"], let from = values["fromColumnName"], let to = values["toColumnName"] {
@@ -303,9 +302,8 @@ struct RoomSources {
     }
 
     private func versions(_ tokens: SourceTokens, _ range: Range<Int>) -> (Int, Int)? {
-        guard let comma = range.first(where: { tokens.is($0, ",") }),
-            let from = integer(tokens, range.lowerBound..<comma), let to = integer(tokens, (comma + 1)..<range.upperBound)
-        else { return nil }
+        let arguments = tokens.arguments(in: range)
+        guard arguments.count == 2, let from = integer(tokens, arguments[0]), let to = integer(tokens, arguments[1]) else { return nil }
         return (from, to)
     }
 
@@ -374,11 +372,8 @@ struct RoomSources {
         case "fallbackToDestructiveMigration": return .always
         default:
             guard tokens.is(index + 1, "("), let close = tokens.closing(index + 1) else { return nil }
-            let versions = ((index + 2)..<close).split { tokens.is($0, ",") }.compactMap { part -> Int? in
-                let range = part.startIndex..<part.endIndex
-                // `dropAllTables = true, 1, 2` (Room 2.7): the Boolean is not a version.
-                return integer(tokens, range)
-            }
+            // `dropAllTables = true, 1, 2` (Room 2.7): the Boolean is not a version.
+            let versions = tokens.arguments(in: (index + 2)..<close).compactMap { integer(tokens, $0) }
             return .from(versions)
         }
     }

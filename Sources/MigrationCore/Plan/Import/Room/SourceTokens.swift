@@ -53,6 +53,25 @@ struct SourceTokens {
             && tokens[index].text == text
     }
 
+    /// The arguments of a call or an annotation whose parentheses hold `range`: the ranges
+    /// between its top-level commas.
+    func arguments(in range: Range<Int>) -> [Range<Int>] {
+        var arguments: [Range<Int>] = []
+        var start = range.lowerBound
+        var index = range.lowerBound
+        while index < range.upperBound {
+            if self.is(index, ",") {
+                arguments.append(start..<index)
+                start = index + 1
+            } else if self.is(index, "(") || self.is(index, "[") || self.is(index, "{"), let close = closing(index) {
+                index = close
+            }
+            index += 1
+        }
+        if start < range.upperBound { arguments.append(start..<range.upperBound) }
+        return arguments
+    }
+
     /// The index of the bracket that closes the one at `open` (`(`, `[` or `{`), or nil
     /// when the file ends first.
     func closing(_ open: Int) -> Int? {
