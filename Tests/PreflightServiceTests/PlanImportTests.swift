@@ -229,7 +229,11 @@ import MigrationCore
         for input in [device, fresh] {
             let byHand = try rehearse(input, plan: Self.fixtures + "/tasks.plan.json", out: directory.file("by-hand.db"))
             let imported = try rehearse(input, plan: plan, out: directory.file("imported.db"))
-            #expect(imported.summary == byHand.summary, "\(source) on \(input)")
+            var expected = byHand.summary
+            // SQLDelight's driver (runner sqliteopenhelper) opens an empty file with
+            // `Schema.create`, the .sq files' schema: no migration runs.
+            if source == "sqldelight", input == fresh { expected.steps = [] }
+            #expect(imported.summary == expected, "\(source) on \(input)")
             #expect(byHand.summary.outcome == "completed")
             let schemas = try [directory.file("by-hand.db"), directory.file("imported.db")].map { path in
                 try SchemaSnapshot.read(Connection(path: path, readOnly: true))

@@ -46,5 +46,8 @@ public struct Failure: Sendable, Codable, Equatable {
         public static let schemaValidation = "schema_validation"
         /// Room: no step migrates from the file's version.
         public static let missingMigration = "missing_migration"
+        /// Room: no step migrates from the file's version, and the app's destructive
+        /// fallback erased the database instead.
+        public static let dataErased = "data_erased"
     }
 }

@@ -35,9 +35,11 @@ public struct Plan: Sendable, Equatable {
     /// The steps that take a file from `start` to `end`, chosen as Room's
     /// `MigrationContainer.findMigrationPath` chooses (androidx `RoomDatabase.kt`): from each
     /// version, the step that goes furthest without passing `end`, with no going back when
-    /// that leads nowhere. Nil when there is no such path; empty when `start == end`. Where
-    /// steps are consecutive it is every step after `start` up to `end`.
+    /// that leads nowhere. Nil when there is no such path (a plan's steps only go up);
+    /// empty when `start == end`. Where steps are consecutive it is every step after
+    /// `start` up to `end`.
     public func migrationPath(from start: Int, to end: Int) -> [Step]? {
+        guard start <= end else { return nil }
         var path: [Step] = []
         var at = start
         while at < end {

@@ -26,10 +26,11 @@ enum SynthesizeCommand {
             usage: preflight synthesize --plan PLAN.json|DIR --version V --rows TABLE=N[,TABLE=N...]
                                         [--like SAMPLE.db] [--seed S] [--max-seconds S] --out FILE
 
-            Builds the plan's schema at version V (its steps 1..V on an empty file) and fills the
-            named tables with N rows each; the other tables stay empty. Values follow the columns'
-            types and constraints (distinct keys, NOT NULL, foreign keys to existing parent rows,
-            CHECKs); the same seed makes the same rows.
+            Builds the plan's schema at version V (as its framework makes a fresh install of V;
+            under Room with V's identity hash) and fills the named tables with N rows each; the
+            other tables stay empty. Values follow the columns' types and constraints (distinct
+            keys, NOT NULL, foreign keys to existing parent rows, CHECKs); the same seed makes the
+            same rows.
 
               --plan PLAN       a plan (JSON), or a folder of SQLDelight, Flyway or numbered SQL migrations
               --version V       the version the database is at

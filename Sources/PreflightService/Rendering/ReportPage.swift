@@ -104,6 +104,8 @@ enum ReportPage {
             return "Fix \(cut.map { "step v\($0)" } ?? "the failing step"): \(failure?.message ?? "see the failure below")."
         case .verificationFailed:
             return "Fix what verification found: \(failure?.message ?? "see the failure below")."
+        case .dataErased:
+            return "Add the missing migration (Room's destructive fallback erases every user's data on this version): \(failure?.message ?? "see the failure below")."
         case .invalidDatabase:
             return "Upload an SQLite database file (with its -wal if it has one)."
         }

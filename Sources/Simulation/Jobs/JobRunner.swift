@@ -58,6 +58,10 @@ struct JobRun {
     /// Workers started ahead of their turn, so that their process start overlaps the copy
     /// (launch 1) or the launches (the verification) instead of coming after them.
     var firstLaunch: WorkerLauncher.Started?
+    /// The path the framework took on launch 1 (the report's `first_launch`).
+    var firstLaunchPath: FirstLaunch?
+    /// What Room's destructive fallback erased in the launch that reached the target.
+    var erasure: Failure?
     var verifier: WorkerLauncher.Started?
 
     init(job: Job, launcher: WorkerLauncher, progress: ((String) -> Void)?) {
@@ -144,8 +148,12 @@ struct JobRun {
                 startMs: record.startMs, rolledBack: record.cutUncommittedWork,
                 deviceMs: job.options.deviceSpeed.flatMap { record.deviceMs(startMs: $0.startMs) }))
             defer { previous = record }
+            if number == 1 { firstLaunchPath = record.firstLaunchPath }
             if launcher.cancellation.isCancelled { return stopAfterMigration(.failed, cancelledFailure) }
-            if record.finished != nil { return nil }
+            if record.finished != nil {
+                erasure = record.erasure?.failure
+                return nil
+            }
             if let failed = record.stepFailure, let stopped = failed.stop {
                 let outcome = Outcome(stopped)
                 let failure = failed.failure ?? Failure(kind: outcome.rawValue, message: outcome.meaning)
@@ -412,7 +420,7 @@ struct JobRun {
             options: job.options, input: input, launches: launches, steps: ledger.entries, space: space,
             final: final, warnings: warnings + ledger.warnings,
             timings: Timings(totalMs: milliseconds(ContinuousClock.now - started), uploadMs: job.uploadMs, phases: phases),
-            killSweep: killSweep, diskFullSweep: diskFullSweep, powerLossSweep: powerLossSweep)
+            killSweep: killSweep, diskFullSweep: diskFullSweep, powerLossSweep: powerLossSweep, firstLaunch: firstLaunchPath)
     }
 
     /// The least free space with which the run succeeds: the highest point any step

@@ -71,6 +71,10 @@ struct ProgressLine {
             return "launch \(launch): version \(event.userVersion ?? 0) committed (runner \(plan.runner.rawValue))"
         case .stepFailed:
             return "launch \(launch): \(event.version == nil ? "stopped" : step): \(event.stop?.rawValue ?? "failed"): \(event.failure?.message ?? "")"
+        case .createStarted:
+            return "launch \(launch): version \(event.userVersion ?? 0): the framework creates the schema of version \(plan.newestVersion) (its create path, no migration)"
+        case .databaseErased:
+            return "launch \(launch): \(event.failure?.message ?? "the database was erased")"
         case .opened, .statementStarted, .finished:
             return nil
         }

@@ -205,6 +205,12 @@ extension JobRun {
         final = verified
         UncountedTableWarnings.add(verification.uncountedTables, place: "after the run", to: &warnings)
         ledger.settle(reachedVersion: target)
+        // The app opens, at its target, on an empty database: that is the verdict, whatever
+        // else the verification found (the lost rows it reports are the erased ones).
+        if let erasure {
+            failure = erasure
+            return .dataErased
+        }
         let problems = verification.problems ?? []
         if !problems.isEmpty {
             failure = Failure(kind: Failure.Kind.verification, message: problems.joined(separator: "; "))

@@ -73,7 +73,7 @@ struct StepLedger {
                     entry.apply(event.space)
                     entry.apply(deviceSpan(version, until: event))
                 }
-            case .opened, .finished, .versionCommitted, .statementStarted, .phaseStarted:
+            case .opened, .finished, .versionCommitted, .statementStarted, .phaseStarted, .createStarted, .databaseErased:
                 break
             }
         }

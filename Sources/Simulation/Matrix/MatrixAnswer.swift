@@ -192,8 +192,9 @@ public struct MatrixIdentity: Sendable, Codable, Equatable {
 
 extension Outcome {
     /// How bad an outcome is for the users who meet it, for the matrix's `worst_outcome`:
-    /// a file the app refuses or cannot read hurts only that file's user; a step that
-    /// fails or a crash loop locks every user on that version out.
+    /// a file the app refuses or cannot read hurts only that file's user; an erased database
+    /// takes every such user's data, though the app opens; a step that fails or a crash loop
+    /// locks every user on that version out.
     public var severity: Int {
         switch self {
         case .completed: return 0
@@ -203,8 +204,9 @@ extension Outcome {
         case .watchdogKilled: return 4
         case .diskFull: return 5
         case .verificationFailed: return 6
-        case .failed: return 7
-        case .crashLoop: return 8
+        case .dataErased: return 7
+        case .failed: return 8
+        case .crashLoop: return 9
         }
     }
 }

@@ -10,6 +10,9 @@ public enum Outcome: String, Sendable, Codable, CaseIterable {
     case diskFull = "disk_full"
     case failed
     case verificationFailed = "verification_failed"
+    /// Room's destructive fallback erased the database and created it anew: the app opens,
+    /// and the user's data is gone.
+    case dataErased = "data_erased"
     case invalidDatabase = "invalid_database"
 
     /// What a person reads next to the outcome in a summary.
@@ -23,6 +26,7 @@ public enum Outcome: String, Sendable, Codable, CaseIterable {
         case .diskFull: return "the disk filled in the middle of a step; the step rolled back"
         case .failed: return "a step failed and rolled back"
         case .verificationFailed: return "target reached, but verification failed"
+        case .dataErased: return "no migration path, and the app's destructive fallback erased the user's data"
         case .invalidDatabase: return "not an SQLite database"
         }
     }

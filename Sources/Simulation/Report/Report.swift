@@ -14,6 +14,9 @@ public struct Report: Sendable, Codable {
     public var jobID: String
     public var outcome: Outcome
     @Nullable public var failure: Failure?
+    /// The path the framework took on the first launch; null when it took neither (the
+    /// file was refused, or already at the target).
+    @Nullable public var firstLaunch: FirstLaunch?
     public var plan: PlanSummary
     public var options: RunOptions
     public var input: InputSummary
@@ -35,11 +38,12 @@ public struct Report: Sendable, Codable {
         jobID: String, outcome: Outcome, failure: Failure?, plan: PlanSummary, options: RunOptions,
         input: InputSummary, launches: [LaunchReport], steps: [StepReport], space: SpaceReport,
         final: FinalState?, warnings: [Warning], timings: Timings, killSweep: SweepReport? = nil,
-        diskFullSweep: SweepReport? = nil, powerLossSweep: PowerLossSweepReport? = nil
+        diskFullSweep: SweepReport? = nil, powerLossSweep: PowerLossSweepReport? = nil, firstLaunch: FirstLaunch? = nil
     ) {
         self.jobID = jobID
         self.outcome = outcome
         self.failure = failure
+        self.firstLaunch = firstLaunch
         self.plan = plan
         self.options = options
         self.input = input
@@ -55,7 +59,8 @@ public struct Report: Sendable, Codable {
     }
 
     enum CodingKeys: String, CodingKey {
-        case reportVersion = "report_version", jobID = "job_id", outcome, failure, plan, options, input
+        case reportVersion = "report_version", jobID = "job_id", outcome, failure, firstLaunch = "first_launch", plan, options
+        case input
         case launches, steps, space, final, warnings, timings, killSweep = "kill_sweep", diskFullSweep = "disk_full_sweep"
         case powerLossSweep = "power_loss_sweep"
     }
@@ -71,6 +76,7 @@ public struct Report: Sendable, Codable {
         jobID = try container.decode(String.self, forKey: .jobID)
         outcome = try container.decode(Outcome.self, forKey: .outcome)
         failure = try container.decodeIfPresent(Failure.self, forKey: .failure)
+        firstLaunch = try container.decodeIfPresent(FirstLaunch.self, forKey: .firstLaunch)
         plan = try container.decode(PlanSummary.self, forKey: .plan)
         options = try container.decode(RunOptions.self, forKey: .options)
         input = try container.decode(InputSummary.self, forKey: .input)

@@ -56,7 +56,8 @@ struct ProcessMemory: Sendable, Equatable {
             resetPeak()
         case .stepFinished, .stepFailed:
             event.peakMemoryBytes = read()?.peakResidentBytes
-        case .opened, .statementStarted, .phaseStarted, .batchCommitted, .versionCommitted, .finished:
+        case .opened, .statementStarted, .phaseStarted, .batchCommitted, .versionCommitted, .finished, .createStarted,
+            .databaseErased:
             break
         }
     }
