@@ -257,7 +257,8 @@ import TestSupport
     }
 
     /// `addMigrations(*ALL)`: the array's items are what Room runs; one left out of it is
-    /// left out of the plan.
+    /// left out of the plan, and a version no step reaches then has no identity hash in it
+    /// (no file at that version can be built from the plan).
     @Test func aSpreadArrayRegistersItsItems() throws {
         let directory = TemporaryDirectory("room-import")
         let root = try Self.module(in: directory)
@@ -266,11 +267,13 @@ import TestSupport
         text = text.replacingOccurrences(
             of: ".addMigrations(MIGRATION_1_2, MIGRATION_2_3, MIGRATION_1_3, JavaMigrations.MIGRATION_3_4, Migration4To5())",
             with: ".addMigrations(*ALL_MIGRATIONS)")
-        text += "\nval ALL_MIGRATIONS = arrayOf(MIGRATION_1_2, MIGRATION_2_3, JavaMigrations.MIGRATION_3_4, Migration4To5())\n"
+        text += "\nval ALL_MIGRATIONS = arrayOf(MIGRATION_1_3, MIGRATION_2_3, JavaMigrations.MIGRATION_3_4, Migration4To5())\n"
         try Data(text.utf8).write(to: URL(fileURLWithPath: database))
-        let (_, steps, notes) = try imported(root)
-        #expect(steps.map { [$0.from ?? $0.version - 1, $0.version] } == [[0, 1], [1, 2], [2, 3], [3, 4], [4, 5], [5, 6]])
-        #expect(notes.contains { $0.hasPrefix("MIGRATION_1_3 (src/main/java/com/example/notes/Migrations.kt:") && $0.contains("not registered") })
+        let (document, steps, notes) = try imported(root)
+        #expect(steps.map { [$0.from ?? $0.version - 1, $0.version] } == [[0, 1], [1, 3], [2, 3], [3, 4], [4, 5], [5, 6]])
+        #expect(notes.contains { $0.hasPrefix("MIGRATION_1_2 (src/main/java/com/example/notes/Migrations.kt:") && $0.contains("not registered") })
+        #expect(document["room_identity_hashes"]?.objectValue.map { Set($0.keys) } == ["1", "3", "4", "5", "6"])
+        #expect(try PlanDecoder.decode(PlanImport(layout: .room, directory: root).makePlan().document).steps.count == 6)
     }
 
     @Test func aModuleWithoutItsSchemasOrItsDatabaseSaysWhatIsMissing() throws {

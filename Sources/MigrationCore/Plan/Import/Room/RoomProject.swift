@@ -108,7 +108,10 @@ struct RoomProject {
             name: planName, description: description, runner: Runner.room.rawValue,
             room: PlanDocument.Room(
                 identityHash: newest.identityHash,
-                identityHashes: Dictionary(schemas.schemas.map { ($0.version, $0.identityHash) }) { first, _ in first },
+                // The versions a step reaches: a file at another one cannot be built from the plan.
+                identityHashes: Dictionary(
+                    schemas.schemas.filter { schema in steps.contains { $0.version == schema.version } }.map { ($0.version, $0.identityHash) }
+                ) { first, _ in first },
                 destructiveFallback: sources.destructiveFallback, baseVersion: oldest.version),
             steps: steps, freshInstall: newest.createStatements)
         return ImportedPlan(name: planName, document: Array(document.text.utf8), notes: notes)
