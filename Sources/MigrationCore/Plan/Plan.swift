@@ -68,10 +68,13 @@ public struct Step: Sendable, Equatable {
     /// SHA-256 of the step's own definition: a resumed rebuild or backfill checks it so
     /// that half-done work from another definition is discarded, not mixed.
     public var definitionHash: String
+    /// What `plan import` could not read from the app's code (`"needs_review"`): each names
+    /// the file and line a person must check; the step runs what was read.
+    public var needsReview: [String]
 
     public init(
         version: Int, fromVersion: Int? = nil, id: String? = nil, name: String, rowLossAllowed: Bool,
-        action: StepAction, definitionHash: String
+        action: StepAction, definitionHash: String, needsReview: [String] = []
     ) {
         self.version = version
         self.fromVersion = fromVersion ?? version - 1
@@ -80,6 +83,7 @@ public struct Step: Sendable, Equatable {
         self.rowLossAllowed = rowLossAllowed
         self.action = action
         self.definitionHash = definitionHash
+        self.needsReview = needsReview
     }
 }
 

@@ -169,6 +169,7 @@ public enum PlanDecoder {
         case "allowed": rowLossAllowed = true
         case let other?: throw PlanError("\(fields.context): \"row_loss\" can only be \"allowed\", got \"\(other)\"")
         }
+        let needsReview = try decodeNeedsReview(fields.take("needs_review"), context: fields.context)
         let kinds = ["sql", "rebuild", "backfill"].filter { fields.has($0) }
         guard kinds.count == 1 else {
             let found = kinds.isEmpty ? "none" : kinds.map { "\"\($0)\"" }.joined(separator: " and ")
@@ -181,14 +182,26 @@ public enum PlanDecoder {
         }
         let action: StepAction
         switch kinds[0] {
-        case "sql": action = .sql(try decodeSQL(fields.take("sql"), context: context))
+        // A Room migration may run nothing (an empty migrate(), a version with no tables yet).
+        case "sql": action = .sql(try decodeSQL(fields.take("sql"), context: context, allowsNone: runner == .room))
         case "rebuild": action = .rebuild(try decodeRebuild(fields.take("rebuild"), context: context))
         default: action = .backfill(try decodeBackfill(fields.take("backfill"), context: context))
         }
         try fields.rejectUnknown()
         return Step(
             version: Int(version), fromVersion: from, id: id, name: name, rowLossAllowed: rowLossAllowed, action: action,
-            definitionHash: SHA256.hex(Array(value.canonicalText.utf8)))
+            definitionHash: SHA256.hex(Array(value.canonicalText.utf8)), needsReview: needsReview)
+    }
+
+    /// `"needs_review"`: what an import could not read, one string per place.
+    private static func decodeNeedsReview(_ value: JSONValue?, context: String) throws(PlanError) -> [String] {
+        guard let value, value != .null else { return [] }
+        let problem = "\(context): \"needs_review\" must be an array of strings, each naming what a person must check"
+        guard case .array(let items) = value else { throw PlanError(problem) }
+        return try items.map { item throws(PlanError) in
+            guard let text = item.stringValue, !text.trimmingWhitespace().isEmpty else { throw PlanError(problem) }
+            return text
+        }
     }
 
     /// The version step `position` migrates from, once its place in the plan is checked:
@@ -227,7 +240,7 @@ public enum PlanDecoder {
         return Int(from)
     }
 
-    private static func decodeSQL(_ value: JSONValue?, context: String) throws(PlanError) -> [String] {
+    private static func decodeSQL(_ value: JSONValue?, context: String, allowsNone: Bool = false) throws(PlanError) -> [String] {
         let scripts: [String]
         switch value {
         case .string(let text)?: scripts = [text]
@@ -242,7 +255,7 @@ public enum PlanDecoder {
             throw PlanError("\(context): \"sql\" must be a string or an array of strings")
         }
         let statements = scripts.flatMap { SQLText.statements(in: $0) }
-        guard !statements.isEmpty else { throw PlanError("\(context): \"sql\" has no statement") }
+        guard !statements.isEmpty || allowsNone else { throw PlanError("\(context): \"sql\" has no statement") }
         for statement in statements {
             if let problem = StatementRules.problem(in: statement) {
                 throw PlanError("\(context): \(problem) (in \"\(statement)\")")

@@ -221,11 +221,18 @@ public enum RunCommand {
             }
             document = [UInt8](data)
         }
+        let plan: Plan
         do throws(PlanError) {
-            return try PlanDecoder.decode(document)
+            plan = try PlanDecoder.decode(document)
         } catch {
             throw UsageError("invalid plan \(path): \(error.message)", suggestsHelp: false)
         }
+        // An imported plan's steps that hold what could not be read from the app's code.
+        for step in plan.steps where !step.needsReview.isEmpty && !isDirectory.boolValue {
+            printError(
+                "note: step \(step.version) (\(step.name)) is marked needs_review (\(step.needsReview.count) place\(step.needsReview.count == 1 ? "" : "s")): the rehearsal runs the SQL the step holds")
+        }
+        return plan
     }
 
     /// The resolver names options as HTTP does (`watchdog_ms must be ...`); on the command
