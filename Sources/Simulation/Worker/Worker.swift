@@ -89,7 +89,9 @@ public enum Worker {
             if invocation.awaitsStart && !StartSignal.awaitGo() { return 0 }
             switch invocation.task {
             case .inspect:
-                EventWriter.write(inspect(invocation.input ?? directory.work.path, inPlace: invocation.input != nil, plan: plan))
+                EventWriter.write(inspect(
+                    invocation.input ?? directory.work.path, inPlace: invocation.input != nil, plan: plan,
+                    platform: instructions.connection))
             case .check:
                 EventWriter.write(check(directory.inputCheck.path, platform: instructions.connection))
             case .migrate:
@@ -99,9 +101,10 @@ public enum Worker {
                 EventWriter.write(try verify(
                     directory, plan: plan, instructions: instructions, finalOnly: invocation.finalOnly, freshInstall: freshInstall))
             case .fingerprint:
-                EventWriter.write(try fingerprint(directory, plan: plan))
+                EventWriter.write(try fingerprint(directory, plan: plan, platform: instructions.connection))
             case .standing:
                 let connection = try Connection(path: directory.work.path)
+                try instructions.connection.defineFunctions(on: connection)
                 connection.keepWALOnClose()
                 EventWriter.write(WorkerReport(point: try DurablePoint(connection, plan: plan)))
             case .sample, .synthesize:
@@ -129,13 +132,15 @@ public enum Worker {
     /// header's page count with the file's); damage inside pages is looked for only
     /// after a run met some (`check`): a quick_check reads every page, which takes as long
     /// as many a migration.
-    private static func inspect(_ path: String, inPlace: Bool, plan: Plan) -> WorkerReport {
+    private static func inspect(_ path: String, inPlace: Bool, plan: Plan, platform: ConnectionSettings) -> WorkerReport {
         do {
             // In place (the upload itself, which came without a WAL): immutable, so that
             // SQLite writes nothing, not even beside it, and reads the main file alone (as
             // it would the work copy, which has no WAL either). Its journal mode is then
             // the header's, which the runner has: an immutable connection says `delete`.
             let connection = try Connection(path: path, immutable: inPlace)
+            // A count may read an index in LOCALIZED order: the platform's collations first.
+            try platform.defineFunctions(on: connection)
             if !inPlace { connection.keepWALOnClose() }
             let journalMode = inPlace ? nil : try connection.scalar("PRAGMA journal_mode").textValue
             _ = try connection.integer("SELECT count(*) FROM sqlite_schema")
@@ -165,7 +170,6 @@ public enum Worker {
     private static func check(_ path: String, platform: ConnectionSettings) -> WorkerReport {
         do {
             let connection = try Connection(path: path)
-            // An index in LOCALIZED order is checked in that order, as on the phone.
             try platform.defineFunctions(on: connection)
             _ = try connection.integer("SELECT count(*) FROM sqlite_schema")
             let check = try connection.rows("PRAGMA quick_check(1)").first?.first?.textValue ?? "ok"
@@ -206,8 +210,9 @@ public enum Worker {
 
     /// Where a sweep's replay left the file, to compare with the uninterrupted run. The
     /// default VFS, as for `verify`; a WAL stays as it is, for the rerun that may follow.
-    private static func fingerprint(_ directory: JobDirectory, plan: Plan) throws -> WorkerReport {
+    private static func fingerprint(_ directory: JobDirectory, plan: Plan, platform: ConnectionSettings) throws -> WorkerReport {
         let connection = try Connection(path: directory.work.path)
+        try platform.defineFunctions(on: connection)
         connection.keepWALOnClose()
         return WorkerReport(point: try DurablePoint(connection, plan: plan), endState: try EndState.read(connection, plan: plan))
     }
