@@ -103,6 +103,14 @@ struct DeviceFunctionTests {
         #expect(failure.message.contains("timediff()") && failure.message.contains("3.44") && failure.message.contains(LinkedSQLite.version.description))
         #expect(try FixtureDatabase.userVersion(at: beyond) == 1)
 
+        let window = try plan("UPDATE t SET b = (SELECT string_agg(a, ',') OVER () FROM t)")
+        guard case .stopped(.failed, let windowed) = Migrator(plan: window, settings: settings).migrate(databaseAt: beyond, emit: { _ in })
+        else {
+            Issue.record("string_agg() over a window ran, which Preflight does not define")
+            return
+        }
+        #expect(windowed.kind == "engine_lacks_feature")
+
         let older = MigrationSettings(sqliteVersion: SQLiteVersion(3, 39, 0))
         guard case .stopped(.failed, let tooOld) = Migrator(plan: diff, settings: older).migrate(databaseAt: beyond, emit: { _ in })
         else {
