@@ -129,7 +129,7 @@ enum ClockBench {
     static func notesCase(root: String, rows: Int, executable: String) throws -> Case {
         let plan = repositoryFile("Config/plans/notes.json")
         let database = root + "/notes-base.db"
-        try Program(executable, ["synthesize", "--plan", plan, "--version", "1", "--rows", "notes=\(rows)", "--out", database]).run()
+        try Program(executable, ["synthesize", "--plan", plan, "--version", "1", "--rows", "notes=\(rows)", "--out", database, "--synthesis-cache", "off"]).run()
         return Case(slug: "notes", name: "notes plan, \(rows) rows", database: database, plan: plan)
     }
 
@@ -173,7 +173,7 @@ enum ClockBench {
             }.joined(separator: ",")
             let database = root + "/\(app)-base.db"
             try Program(
-                executable, ["synthesize", "--plan", plan, "--version", "1", "--rows", rowsOption, "--like", sample, "--out", database],
+                executable, ["synthesize", "--plan", plan, "--version", "1", "--rows", rowsOption, "--like", sample, "--out", database, "--synthesis-cache", "off"],
                 quiet: true
             ).run()
             return Case(slug: app, name: "\(app), \(largest.key) \(rows) rows", database: database, plan: plan)

@@ -170,7 +170,7 @@ struct DeviceRunTests {
     /// under a 100 s watchdog on a device 100 times slower is killed by the watchdog (after
     /// a second here), long before the job's own time limit would end it; the same
     /// watchdog at `time_scale` 1 leaves an unheld run to complete.
-    @Test func theWatchdogKillsAtWatchdogOverTimeScale() throws {
+    @Test func onTheWallClockTheWatchdogKillsAtWatchdogOverTimeScale() throws {
         let directory = TemporaryDirectory("device-time")
         let database = try eventsDatabase(rows: 100, in: directory)
         let plan = try indexPlan(in: directory)

@@ -63,6 +63,10 @@ struct MatrixServerTests {
         #expect(dom.components(separatedBy: "data-outcome=").count - 1 == 12)
         #expect(dom.components(separatedBy: "<section class=\"report\"").count - 1 == 12)
         #expect(dom.contains("href=\"#cell-3-1\""))
+        // Each cell's detail and tooltip, and each device's margin, say which clock their times are on.
+        let times = PageTimes(dom: dom)
+        #expect(times.unlabelled.isEmpty, "times without their clock: \(times.unlabelled)")
+        #expect(times.count(on: "device") >= 12 + Self.devices.count, "\(times.shown)")
         // Each cell's section holds that cell's own report page.
         #expect(dom.contains("from v3 on android-low-end</h2>"))
         try FileManager.default.createDirectory(atPath: PageBrowserTests.screenshots, withIntermediateDirectories: true)
@@ -104,18 +108,20 @@ struct MatrixServerTests {
     /// that comes meanwhile waits for the lent slot, and gets it once it is given back.
     @Test func aMatrixsLentSlotsCountAsRunning() throws {
         let scheduler = JobScheduler(maxRunning: 2, queueLength: 2)
-        let matrix = try scheduler.admit(for: "ci")
+        let matrix = try scheduler.admitted(for: "ci")
         try scheduler.run(matrix, checking: {}) {
             #expect(scheduler.borrowSlot())
             #expect(!scheduler.borrowSlot(), "both slots taken")
             #expect(scheduler.load.running == 2)
-            let other = try scheduler.admit(for: "someone")
+            let other = try scheduler.admitted(for: "someone")
             let started = Mutex(false)
             let thread = Thread {
                 try? scheduler.run(other, checking: {}) { started.withLock { $0 = true } }
             }
             thread.start()
-            Thread.sleep(forTimeInterval: 0.3)
+            // In line and waiting (its ticket out of the uploads), which it reaches under
+            // the scheduler's lock after it has looked for a slot and found none.
+            #expect(eventually { scheduler.load == .init(running: 2, queued: 1, uploading: 0) })
             #expect(!started.withLock { $0 }, "the other job waits while the slot is lent")
             scheduler.returnSlot()
             #expect(eventually { started.withLock { $0 } })

@@ -37,13 +37,19 @@ import Testing
 
     @Test func crashLoopNamesTheStepToSplit() {
         let report = Self.report(outcome: .crashLoop, failure: Failure(kind: "watchdog", message: "killed"), interrupted: 3)
-        #expect(ReportPage.firstThingToDo(report) == "Split step v3 or make it chunked: as it is, no launch gets past it within the 5.0 s watchdog.")
+        #expect(
+            ReportAdvice(report).line
+                == "Step v3 \"<script>alert(3)</script>\" (sql, one transaction) takes longer than the watchdog (5.0 s here) "
+                + "allows, and every launch is killed inside it and rolls it back: crash loop. It needs durable progress: "
+                + "make it a chunked rebuild or backfill, or split it into steps that each fit.")
     }
 
     @Test func refusedForSpaceSaysHowMuch() {
         let failure = Failure(kind: "insufficient_space", step: 3, message: "no room", neededBytes: 3 << 20, freeBytes: 1 << 20)
         let report = Self.report(outcome: .refused, failure: failure, interrupted: nil)
-        #expect(ReportPage.firstThingToDo(report) == "Needs 3.0 MiB free (the device has 1.0 MiB): free space first, or make the step need less.")
+        #expect(
+            ReportAdvice(report).line
+                == "Needs 3.0 MiB free (the device has 1.0 MiB): free space first, or make step v3 \"<script>alert(3)</script>\" need less.")
     }
 
     @Test func planTextIsEscapedEverywhere() {

@@ -52,6 +52,15 @@ public enum StepAction: Sendable, Equatable {
         case .backfill: return .backfill
         }
     }
+
+    /// The rows a chunked step commits per batch; nil for `sql`, which commits once.
+    public var batchRows: Int? {
+        switch self {
+        case .sql: return nil
+        case .rebuild(let rebuild): return rebuild.batchRows
+        case .backfill(let backfill): return backfill.batchRows
+        }
+    }
 }
 
 public enum StepKind: String, Sendable, Codable {

@@ -45,6 +45,8 @@ struct JobRun {
     var failure: Failure?
     var final: FinalState?
     var space = SpaceReport()
+    /// Time zero of `space.samples`, from which each launch's `at_ms` counts.
+    var samplingStarted: ContinuousClock.Instant?
     var warnings: [Warning] = []
     var hasWorkCopy = false
     var phases = PhaseTimings()
@@ -72,10 +74,9 @@ struct JobRun {
     var target: Int { job.options.target ?? job.plan.newestVersion }
 
     /// Runs the job to its outcome: the rehearsal, then what can only come after it (the
-    /// upload's damage, when the run met some; its hash and its WAL's check, which ran
-    /// beside the launches).
+    /// upload's hash and its WAL's check, which ran beside the launches).
     mutating func execute() -> Outcome {
-        let outcome = blamingDamagedInput(rehearse())
+        let outcome = rehearse()
         // Those the run ended without.
         firstLaunch?.discard()
         verifier?.discard()
@@ -143,6 +144,9 @@ struct JobRun {
                 reachedVersion: record.reachedVersion, ended: record.ending, elapsedMs: run.elapsedMs,
                 startMs: record.startMs, rolledBack: record.cutUncommittedWork,
                 deviceMs: job.options.deviceSpeed.flatMap { record.deviceMs(startMs: $0.startMs) }))
+            if let zero = samplingStarted, let startedAt = run.startedAt {
+                launches[launches.count - 1].atMs = milliseconds(startedAt - zero)
+            }
             defer { previous = record }
             if launcher.cancellation.isCancelled { return stopAfterMigration(.failed, cancelledFailure) }
             if record.finished != nil { return nil }
@@ -240,7 +244,7 @@ struct JobRun {
     /// Every launch was killed, each after moving the file on, and none is left: where the
     /// file stands, which may be the target with the old table's purge still to finish.
     private func launchesRanOutFailure(_ point: DurablePoint?) -> Failure {
-        let killed = "all \(launches.count) launches were killed by the \(job.options.watchdogMs ?? 0) ms watchdog, each after committing durable progress"
+        let killed = "all \(launches.count) launches were killed by \(job.options.watchdogText), each after committing durable progress"
         let reached = point?.version ?? launches.last?.reachedVersion
         guard let reached, reached >= target else {
             return Failure(
@@ -273,7 +277,7 @@ struct JobRun {
         let seconds = job.maxJobSeconds ?? 0
         return Failure(
             kind: Failure.Kind.timeLimit, step: step,
-            message: "the job ran past its max_job_seconds limit of \(seconds) s during the \(phase.activity), and its worker was killed; what was measured until then is kept. Give the job more time (max_job_seconds, PREFLIGHT_MAX_JOB_SECONDS) or rehearse on a smaller database",
+            message: "the job ran past its max_job_seconds limit of \(seconds) s here during the \(phase.activity), and its worker was killed; what was measured until then is kept. Give the job more time (max_job_seconds, PREFLIGHT_MAX_JOB_SECONDS) or rehearse on a smaller database",
             phase: phase.rawValue)
     }
 
@@ -318,9 +322,9 @@ struct JobRun {
             message: "launch \(record.number) started from version \(record.fromVersion ?? 0), as launch \(killed.number) did (drift writes user_version only after the last step), and was killed \(killedBy(record)) again during \(stepText), no further than before: every launch runs the same path again on the half-migrated file: crash loop")
     }
 
-    /// "by the 5000 ms watchdog", or "(SIGKILL)" for a kill from elsewhere.
+    /// "by the watchdog at 5000 ms device", or "(SIGKILL)" for a kill from elsewhere.
     private func killedBy(_ record: LaunchRecord) -> String {
-        record.killedByWatchdog ? "by the \(job.options.watchdogMs ?? 0) ms watchdog" : "(SIGKILL)"
+        record.killedByWatchdog ? "by \(job.options.watchdogText)" : "(SIGKILL)"
     }
 
     /// Drift: the failure of a launch that ran the path again on what a killed launch left.
@@ -409,10 +413,19 @@ struct JobRun {
         return Report(
             jobID: job.id, outcome: outcome, failure: outcome == .completed || outcome == .completedAfterKills ? nil : failure,
             plan: PlanSummary(name: job.plan.name, sha256: job.plan.sha256, targetVersion: target, runner: job.plan.runner),
-            options: job.options, input: input, launches: launches, steps: ledger.entries, space: space,
+            options: job.options, input: input, launches: launches, steps: stepsWithBatchSizes, space: space,
             final: final, warnings: warnings + ledger.warnings,
             timings: Timings(totalMs: milliseconds(ContinuousClock.now - started), uploadMs: job.uploadMs, phases: phases),
             killSweep: killSweep, diskFullSweep: diskFullSweep, powerLossSweep: powerLossSweep)
+    }
+
+    /// The ledger's steps, each chunked one with the rows its plan commits per batch.
+    private var stepsWithBatchSizes: [StepReport] {
+        ledger.entries.map { entry in
+            var step = entry
+            step.batchRows = job.plan.step(version: entry.version)?.action.batchRows
+            return step
+        }
     }
 
     /// The least free space with which the run succeeds: the highest point any step
@@ -487,7 +500,7 @@ struct JobRun {
             // while it is there, the replay of the plan was what ran out of time.
             let replaying = FileManager.default.fileExists(atPath: job.directory.freshInstall)
             throw OutOfJobTime(
-                phase: task == .inspect || task == .check ? .check : task == .fingerprint ? .sweep : replaying ? .replay : .verify)
+                phase: task == .inspect ? .check : task == .fingerprint ? .sweep : replaying ? .replay : .verify)
         }
         guard let line = run.lines.last else { return nil }
         return try? JSONDecoder().decode(WorkerReport.self, from: Data(line))

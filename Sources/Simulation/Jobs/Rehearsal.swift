@@ -14,8 +14,11 @@ extension JobRun {
         do throws(RunEnded) {
             warnings = CompatibilityWarnings.check(
                 plan: job.plan, target: target, device: job.device, sqliteCheck: job.options.sqliteCheck)
-            // The job's copies carry no journal: the header is read with the WAL that came with them.
-            let header = DatabaseHeader.read(path: job.input.database, journal: nil, wal: job.input.existingWAL)
+            // The job's copies carry no journal: the header is read with the WAL that came
+            // with them. Whether the file holds every page its header says is the
+            // inspection's to find, in SQLite's words.
+            let header = DatabaseHeader.read(
+                path: job.input.database, journal: nil, wal: job.input.existingWAL, checksSize: false)
             let walCheck = try summarize(header)
             let workCopy = try makeWorkCopy(header: header, walCheck: walCheck)
             try take(workCopy.inspection, durable: workCopy.durable)
@@ -139,6 +142,8 @@ extension JobRun {
         guard let inspected else {
             throw end(.invalidDatabase, Failure(kind: Failure.Kind.invalidDatabase, message: "SQLite crashed while reading the file"))
         }
+        phases.checkMs = inspected.checkMs
+        input.quickCheckDeviceMs = inspected.checkDevice.map { Int($0.totalMs.rounded()) }
         guard inspected.readable == "ok" else {
             throw end(.invalidDatabase, Failure(
                 kind: Failure.Kind.invalidDatabase, message: inspected.readable ?? "SQLite cannot read the file"))
@@ -181,6 +186,7 @@ extension JobRun {
         }
         let launching = ContinuousClock.now
         let sampler = SpaceSampler(statsPath: job.directory.spaceStats, started: launching)
+        samplingStarted = launching
         let migrated = launchUntilSettled()
         space.samples = sampler.stop()
         phases.launchesMs = milliseconds(ContinuousClock.now - launching)

@@ -88,6 +88,9 @@ public struct MatrixRow: Sendable, Codable {
     @Nullable public var tables: [String: Int64]?
     /// The file's hash (a fixture's; its WAL's after a `+`); null for the rows Preflight made.
     @Nullable public var sha256: String?
+    /// A synthesized row's file: true when it came from the synthesis cache, false when it
+    /// was made for this matrix; null for the other rows (and a file not made).
+    @Nullable public var cached: Bool?
     /// By device name.
     public var cells: [String: MatrixCell]
 
@@ -102,7 +105,7 @@ public struct MatrixRow: Sendable, Codable {
     }
 
     enum CodingKeys: String, CodingKey {
-        case fromVersion = "from_version", source, file, bytes, tables, sha256, cells
+        case fromVersion = "from_version", source, file, bytes, tables, sha256, cached, cells
     }
 
     /// How a test case, a progress line and the page name this row: `from v3`, with the

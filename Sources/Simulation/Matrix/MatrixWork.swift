@@ -168,17 +168,18 @@ final class MatrixWork: @unchecked Sendable {
 
     private func synthesize(row: Int, version: Int) {
         let file: RowFile
-        var made: (bytes: Int64, tables: [String: Int64])?
+        var made: SynthesizedFile?
         do {
             let place = try JobDirectory.create(parent: directory.path + "/synthesized")
             let first = request.devices[0]
-            let (path, summary) = try SynthesisInWorker.synthesize(
+            let synthesized = try SynthesisInWorker.synthesize(
                 plan: request.plan, version: version, rows: request.rows, seed: SynthesisRequest.rehearsalSeed, sample: request.sample,
                 job: Job(directory: place, plan: request.plan, options: first.options, device: first.profile),
-                workerExecutable: workerExecutable, maxSeconds: remainingSeconds, cancellation: parent)
+                workerExecutable: workerExecutable, maxSeconds: remainingSeconds, cancellation: parent,
+                cache: request.synthesisCache, placement: .link, note: { [progress] in progress("matrix: v\(version): \($0)") })
             // Hashed once for all the row's cells; unreadable, each cell's own hash fails as a run's does.
-            file = .ready(JobInput(database: path, wal: nil, sha256: try? sha256OfFile(path)))
-            made = (summary.bytes, summary.tables.mapValues { Int64($0) })
+            file = .ready(JobInput(database: synthesized.path, wal: nil, sha256: synthesized.sha256 ?? (try? sha256OfFile(synthesized.path))))
+            made = synthesized
         } catch let error as SynthesisError {
             file = .unusable(.failed, Failure(kind: error.code, message: "cannot synthesize v\(version): \(error.message)"))
         } catch {
@@ -187,12 +188,15 @@ final class MatrixWork: @unchecked Sendable {
         condition.lock()
         files[row] = file
         if let made {
-            rows[row].row.bytes = made.bytes
-            rows[row].row.tables = made.tables
+            rows[row].row.bytes = made.summary.bytes
+            rows[row].row.tables = made.summary.tables.mapValues { Int64($0) }
+            rows[row].row.cached = made.cached
         }
         condition.broadcast()
         condition.unlock()
-        if let made { progress("matrix: v\(version) synthesized (\(ByteCount.text(made.bytes)))") }
+        if let made {
+            progress("matrix: v\(version) \(made.cached ? "from the synthesis cache" : "synthesized") (\(ByteCount.text(made.summary.bytes)))")
+        }
     }
 
     /// The fresh install's file: empty, as an app finds it on its first launch.

@@ -113,10 +113,13 @@ public struct InputSummary: Sendable, Codable {
     @Nullable public var pageSize: Int?
     public var sqliteHeaderValid: Bool
     @Nullable public var tables: [String: Int64]?
+    /// Under `clock: device`, the device's time for the `PRAGMA quick_check` of the input
+    /// before the first launch (`InputCheck`); null on the wall clock, and when no check ran.
+    @Nullable public var quickCheckDeviceMs: Int?
 
     public init(
         bytes: Int64, sha256: String, userVersion: Int?, applicationID: Int32?, journalMode: String?,
-        pageSize: Int?, sqliteHeaderValid: Bool, tables: [String: Int64]?
+        pageSize: Int?, sqliteHeaderValid: Bool, tables: [String: Int64]?, quickCheckDeviceMs: Int? = nil
     ) {
         self.bytes = bytes
         self.sha256 = sha256
@@ -126,11 +129,13 @@ public struct InputSummary: Sendable, Codable {
         self.pageSize = pageSize
         self.sqliteHeaderValid = sqliteHeaderValid
         self.tables = tables
+        self.quickCheckDeviceMs = quickCheckDeviceMs
     }
 
     enum CodingKeys: String, CodingKey {
         case bytes, sha256, userVersion = "user_version", applicationID = "application_id"
         case journalMode = "journal_mode", pageSize = "page_size", sqliteHeaderValid = "sqlite_header_valid", tables
+        case quickCheckDeviceMs = "quick_check_device_ms"
     }
 }
 
@@ -153,6 +158,11 @@ public struct LaunchReport: Sendable, Codable {
     public var rolledBack: Bool
     /// The launch's modelled time on the device, its start included (`clock: device`).
     @Nullable public var deviceMs: Int?
+    /// When the launch's process started, on the clock of `space.samples` (this machine's):
+    /// where the launch lies among the samples, so that the page can draw them on the
+    /// launches' own clock. Below 0 for a first launch whose process started (ahead of its
+    /// turn) before the sampling did.
+    @Nullable public var atMs: Int?
 
     public init(
         launch: Int, fromVersion: Int?, fromID: String? = nil, reachedVersion: Int?, ended: Ending, elapsedMs: Int,
@@ -172,6 +182,7 @@ public struct LaunchReport: Sendable, Codable {
     enum CodingKeys: String, CodingKey {
         case launch, fromVersion = "from_version", fromID = "from_id", reachedVersion = "reached_version", ended
         case elapsedMs = "elapsed_ms", startMs = "start_ms", rolledBack = "rolled_back", deviceMs = "device_ms"
+        case atMs = "at_ms"
     }
 }
 
@@ -208,8 +219,11 @@ public struct PhaseTimings: Sendable, Codable, Equatable {
     /// The upload (and its WAL) copied to the work copy by the kernel (copy_file_range),
     /// until the copy is on the disk when a launch may write to it (`Job.launchesMayWrite`).
     @Nullable public var copyMs: Int?
-    /// The inspecting worker: the header read by SQLite, the tables and their row counts.
+    /// The inspecting worker: the header read by SQLite, the input's quick_check, the
+    /// tables and their row counts.
     @Nullable public var countMs: Int?
+    /// Of `countMs`, the input's `PRAGMA quick_check` (`InputCheck`).
+    @Nullable public var checkMs: Int?
     /// Every migrating launch, and the reads of the file's state between and after them.
     @Nullable public var launchesMs: Int?
     /// The verifying worker on the target.
@@ -218,19 +232,20 @@ public struct PhaseTimings: Sendable, Codable, Equatable {
     @Nullable public var reportMs: Int?
 
     public init(
-        hashMs: Int? = nil, copyMs: Int? = nil, countMs: Int? = nil, launchesMs: Int? = nil, verifyMs: Int? = nil,
-        reportMs: Int? = nil
+        hashMs: Int? = nil, copyMs: Int? = nil, countMs: Int? = nil, checkMs: Int? = nil, launchesMs: Int? = nil,
+        verifyMs: Int? = nil, reportMs: Int? = nil
     ) {
         self.hashMs = hashMs
         self.copyMs = copyMs
         self.countMs = countMs
+        self.checkMs = checkMs
         self.launchesMs = launchesMs
         self.verifyMs = verifyMs
         self.reportMs = reportMs
     }
 
     enum CodingKeys: String, CodingKey {
-        case hashMs = "hash_ms", copyMs = "copy_ms", countMs = "count_ms", launchesMs = "launches_ms"
+        case hashMs = "hash_ms", copyMs = "copy_ms", countMs = "count_ms", checkMs = "check_ms", launchesMs = "launches_ms"
         case verifyMs = "verify_ms", reportMs = "report_ms"
     }
 }
