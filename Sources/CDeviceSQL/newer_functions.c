@@ -8,8 +8,8 @@
 ** against SQLite 3.44.2 (DeviceFunctionTests).
 **
 ** LIMITATIONS: a wrong number of arguments to concat() or concat_ws() is an error when the
-** call runs, not when it is prepared. string_agg() is an aggregate only: used as a window
-** function it fails here ("may not be used as a window function"), not on the device.
+** call runs, not when it is prepared. string_agg() is an aggregate only: a step that uses
+** it as a window function is not rehearsed (SQLiteFeature.stringAggWindow).
 */
 #include <stdlib.h>
 #include <string.h>

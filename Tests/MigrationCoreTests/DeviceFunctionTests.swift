@@ -78,6 +78,13 @@ struct DeviceFunctionTests {
         return try PlanDecoder.decode(Array(#"{"name": "t", "steps": [\#(create), {"version": 2, "name": "fill", "sql": \#(JSONValue.quoted(sql))}]}"#.utf8))
     }
 
+    /// Why `plan` stopped on the file at `path`; nil when it reached its target.
+    private func failure(of plan: Plan, _ settings: MigrationSettings, at path: String) -> Failure? {
+        guard case .stopped(.failed, let failure) = Migrator(plan: plan, settings: settings).migrate(databaseAt: path, emit: { _ in })
+        else { return nil }
+        return failure
+    }
+
     /// A step that uses a function Preflight provides runs; one that uses a feature of the
     /// device's SQLite that Preflight's engine lacks fails as no prediction, not as SQLite's
     /// "no such function", which the device never answers.
@@ -94,21 +101,17 @@ struct DeviceFunctionTests {
 
         let beyond = try FixtureDatabase.create(at: directory.file("beyond.db"), sql: create)
         let diff = try plan("UPDATE t SET b = timediff('2023-06-01', '2023-01-01')")
-        guard case .stopped(.failed, let failure) = Migrator(plan: diff, settings: settings).migrate(databaseAt: beyond, emit: { _ in })
-        else {
-            Issue.record("a step using timediff() did not stop")
-            return
-        }
-        #expect(failure.kind.rawValue == "engine_lacks_feature")
-        #expect(failure.message.contains("timediff()") && failure.message.contains("3.44") && failure.message.contains(LinkedSQLite.version.description))
+        let beyondEngine = try #require(failure(of: diff, settings, at: beyond), "a step using timediff() ran")
+        #expect(beyondEngine.kind.rawValue == "engine_lacks_feature")
+        #expect(
+            beyondEngine.message.contains("timediff()") && beyondEngine.message.contains("3.44")
+                && beyondEngine.message.contains(LinkedSQLite.version.description))
         #expect(try FixtureDatabase.userVersion(at: beyond) == 1)
 
+        let window = try plan("UPDATE t SET b = (SELECT string_agg(a, ',') OVER () FROM t)")
+        #expect(failure(of: window, settings, at: beyond)?.kind.rawValue == "engine_lacks_feature")
+
         let older = MigrationSettings(sqliteVersion: SQLiteVersion(3, 39, 0))
-        guard case .stopped(.failed, let tooOld) = Migrator(plan: diff, settings: older).migrate(databaseAt: beyond, emit: { _ in })
-        else {
-            Issue.record("a step using timediff() ran on SQLite 3.39")
-            return
-        }
-        #expect(tooOld.kind.rawValue == "sqlite_too_old")
+        #expect(failure(of: diff, older, at: beyond)?.kind.rawValue == "sqlite_too_old")
     }
 }

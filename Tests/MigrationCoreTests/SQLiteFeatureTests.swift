@@ -75,6 +75,9 @@ struct SQLiteFeatureTests {
         ("SELECT sum(a) FILTER (WHERE a > 0) OVER w FROM t WINDOW w AS (ORDER BY a)", [
             "FILTER on an aggregate", "window functions (OVER)",
         ]),
+        ("SELECT string_agg(a, ',') OVER (ORDER BY id) FROM t", [
+            "the aggregate function string_agg() as a window function", "window functions (OVER)",
+        ]),
         // A trigger's two INSERTs hold one upsert each: no chain.
         ("CREATE TRIGGER up AFTER INSERT ON t BEGIN INSERT INTO u(a) VALUES (1) ON CONFLICT(a) DO NOTHING; INSERT INTO v(a) VALUES (2) ON CONFLICT(a) DO NOTHING; END", [
             "UPSERT (ON CONFLICT ... DO)",

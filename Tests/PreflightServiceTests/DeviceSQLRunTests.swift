@@ -48,6 +48,28 @@ struct DeviceSQLRunTests {
         #expect(iPhone.report.failure?.message.contains("no such collation sequence: LOCALIZED") == true, "\(String(describing: iPhone.report.failure))")
     }
 
+    /// A file an Android phone made, with an index in LOCALIZED order, is read, migrated and
+    /// checked (`integrity_check` walks that index) as the phone reads it.
+    @Test func aFileWithALocalizedIndexIsReadAndCheckedOnAndroid35() throws {
+        let directory = TemporaryDirectory("device-sql-localized-input")
+        let made = try run("CREATE INDEX t_name ON t(name COLLATE LOCALIZED)", on: "android-35", in: directory)
+        #expect(made.report.outcome == .completed, "\(String(describing: made.report.failure))")
+        let plan = directory.file("more.json")
+        try Data("""
+            {"name": "people", "steps": [
+              {"version": 1, "name": "create", "sql": "CREATE TABLE t(id INTEGER PRIMARY KEY, name TEXT, k TEXT)"},
+              {"version": 2, "name": "second", "sql": "CREATE INDEX t_name ON t(name COLLATE LOCALIZED)"},
+              {"version": 3, "name": "more", "sql": "INSERT INTO t(name) VALUES ('ärger'), ('Zoë')"}]}
+            """.utf8).write(to: URL(fileURLWithPath: plan))
+        let result = try PreflightProcess.run(
+            ["run", "--db", made.out, "--plan", plan, "--device", "android-35", "--verify", "full"],
+            environment: ["TMPDIR": directory.path])
+        let report = try result.decodedReport
+        #expect(report.outcome == .completed, "\(String(describing: report.failure))")
+        #expect(report.final?.integrity == "ok")
+        #expect(report.final?.tables?["t"] == 4)
+    }
+
     @Test func nullsLastFailsOnAndroid30WithSQLitesMessageAndRunsOnAndroid35() throws {
         let directory = TemporaryDirectory("device-sql-nulls")
         let view = "CREATE VIEW v AS SELECT * FROM t ORDER BY name NULLS LAST"

@@ -40,6 +40,10 @@ public struct SQLiteFeature: Sendable, Hashable {
         name: "HAVING without GROUP BY", introduced: SQLiteVersion(3, 39, 0),
         olderSQLiteSays: "\"a GROUP BY clause is required before HAVING\"")
     public static let aggregateOrderBy = syntax("ORDER BY inside an aggregate call", 3, 44)
+    /// `string_agg(...) OVER (...)`: Preflight defines `string_agg` as an aggregate only.
+    public static let stringAggWindow = SQLiteFeature(
+        name: "the aggregate function string_agg() as a window function", introduced: SQLiteVersion(3, 44, 0),
+        olderSQLiteSays: "\"no such function: string_agg\"")
 
     /// From this release `ALTER TABLE ... ADD COLUMN` checks a new CHECK constraint against
     /// the rows already there (release log 3.37.0, item 2); before, it added the column.

@@ -185,7 +185,15 @@ struct SQLiteFeatureScanner {
         if name == "sqlite_schema" || name == "sqlite_temp_schema" { return Use(feature: .schemaTableName, near: nil) }
         guard isPunctuation(index + 1, "("), isCalled(index) else { return nil }
         if let order = orderByInside(call: index) { return use(.aggregateOrderBy, near: order) }
+        if name == "string_agg", let close = closingParenthesis(ofCall: index), word(close + 1) == "OVER" {
+            return Use(feature: .stringAggWindow, near: nil)
+        }
         return SQLiteFeature.function(name).map { Use(feature: $0, near: nil) }
+    }
+
+    /// The `)` that closes the call whose name is at `index`.
+    private func closingParenthesis(ofCall index: Int) -> Int? {
+        tokens.indices.dropFirst(index + 2).first { isPunctuation($0, ")") && depths[$0] == depths[index] }
     }
 
     /// The `FROM` of `UPDATE t SET ... FROM ...`, when the `UPDATE` at `index` begins a

@@ -99,9 +99,10 @@ public enum Worker {
                 EventWriter.write(try verify(
                     directory, plan: plan, instructions: instructions, finalOnly: invocation.finalOnly, freshInstall: freshInstall))
             case .fingerprint:
-                EventWriter.write(try fingerprint(directory, plan: plan))
+                EventWriter.write(try fingerprint(directory, plan: plan, platform: instructions.connection))
             case .standing:
                 let connection = try Connection(path: directory.work.path)
+                try instructions.connection.defineFunctions(on: connection)
                 connection.keepWALOnClose()
                 EventWriter.write(WorkerReport(point: try DurablePoint(connection, plan: plan)))
             case .sample, .synthesize:
@@ -210,8 +211,9 @@ public enum Worker {
 
     /// Where a sweep's replay left the file, to compare with the uninterrupted run. The
     /// default VFS, as for `verify`; a WAL stays as it is, for the rerun that may follow.
-    private static func fingerprint(_ directory: JobDirectory, plan: Plan) throws -> WorkerReport {
+    private static func fingerprint(_ directory: JobDirectory, plan: Plan, platform: ConnectionSettings) throws -> WorkerReport {
         let connection = try Connection(path: directory.work.path)
+        try platform.defineFunctions(on: connection)
         connection.keepWALOnClose()
         return WorkerReport(point: try DurablePoint(connection, plan: plan), endState: try EndState.read(connection, plan: plan))
     }
