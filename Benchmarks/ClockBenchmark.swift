@@ -49,7 +49,7 @@ func runClockBenchmark(arguments: [String]) throws {
         case "corpus":
             cases += try ClockBench.corpusCases(root: root, rows: corpusRows, executable: executable)
         default:
-            guard let change = RunBench.Change(rawValue: name), change != .verify else {
+            guard let change = RunBench.Change(rawValue: name), change != .verify, change != .check else {
                 throw BenchError("unknown case \(name); use notes, rebuild, chunked, add-column, backfill or corpus")
             }
             cases.append(try ClockBench.runCase(change, root: root, rows: rows))

@@ -103,7 +103,13 @@ import TestSupport
         try first.send(headers + String(repeating: "x", count: 600))
         let second = try LoopbackSocket(port: server.port, from: "127.0.0.3")
         try second.send(headers + String(repeating: "x", count: 300))
-        #expect(eventually { server.health["uploading"] == 2 })
+        // Both bodies so far on disk: the budget has taken them.
+        let received = {
+            server.jobDirEntries.compactMap { entry in
+                (try? FileManager.default.attributesOfItem(atPath: server.jobDir + "/" + entry + "/input.db"))?[.size] as? Int
+            }.sorted()
+        }
+        #expect(eventually { received() == [300, 600] })
         let third = try LoopbackSocket(port: server.port, from: "127.0.0.4")
         try third.send(headers)
         let refused = third.receiveAll(timeoutMs: 10_000)
@@ -115,6 +121,7 @@ import TestSupport
         #expect(cut.hasPrefix("HTTP/1.1 503"), "\(cut)")
         #expect(cut.contains("max_upload_bytes_in_flight"))
         #expect(eventually { server.health["uploading"] == 1 && server.jobDirEntries.count == 1 })
+        withExtendedLifetime(first) {}
     }
 
     /// Where tokens are configured the token is the client, whatever its address: two

@@ -20,6 +20,17 @@ struct HTTPError: Error, Sendable, Equatable {
     struct Fault: Sendable, Equatable {
         var requestID: String
         var detail: String
+
+        /// A new request id for `detail`.
+        init(detail: String) {
+            requestID = String(UInt64.random(in: 0...UInt64.max), radix: 16)
+            self.detail = detail
+        }
+
+        /// What the client is told: the server could not do `action`, and the id to quote.
+        func message(couldNot action: String) -> String {
+            "the server could not \(action); the fault is the server's, not the request's, and nothing of it was kept: send it again, and if this persists give the server's operator the request id \(requestID)"
+        }
     }
 
     struct Header: Sendable, Equatable {
@@ -87,11 +98,8 @@ struct HTTPError: Error, Sendable, Equatable {
     /// The server failed at `action` ("create the job's directory"); `detail` (the
     /// system's error, which may name the server's paths) goes to the log only.
     static func `internal`(_ action: String, detail: String) -> HTTPError {
-        let requestID = String(UInt64.random(in: 0...UInt64.max), radix: 16)
-        return HTTPError(
-            status: 500, code: "internal",
-            message: "the server could not \(action); the fault is the server's, not the request's, and nothing of it was kept: send it again, and if this persists give the server's operator the request id \(requestID)",
-            fault: Fault(requestID: requestID, detail: detail))
+        let fault = Fault(detail: detail)
+        return HTTPError(status: 500, code: "internal", message: fault.message(couldNot: action), fault: fault)
     }
 
     /// `{"error": {"code": ..., "message": ...}}` (and `request_id` for an internal error)
@@ -100,5 +108,17 @@ struct HTTPError: Error, Sendable, Equatable {
         var error: [String: JSONValue] = ["code": .string(code), "message": .string(message)]
         if let fault { error["request_id"] = .string(fault.requestID) }
         return Array((JSONValue.object(["error": .object(error)]).canonicalText + "\n").utf8)
+    }
+}
+
+extension Failure {
+    /// A job's failure of kind `internal` says what the server could not do in words that
+    /// may name the server's paths: the client's report gets a request id in their place,
+    /// and the returned fault takes them to the log.
+    mutating func withholdInternalDetail() -> HTTPError.Fault? {
+        guard kind == "internal" else { return nil }
+        let fault = HTTPError.Fault(detail: message)
+        message = fault.message(couldNot: "run the job to its end")
+        return fault
     }
 }

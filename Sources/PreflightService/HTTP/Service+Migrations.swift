@@ -187,11 +187,14 @@ extension Service {
             return error.answer
         }
         metrics.recordJob(outcome: result.report.outcome.rawValue, seconds: seconds)
-        var response = HTTPResponse.report(result.report, as: answer, plan: job.plan)
+        var report = result.report
+        let fault = report.failure?.withholdInternalDetail()
+        var response = HTTPResponse.report(report, as: answer, plan: job.plan)
+        response.fault = fault
         if upload.keep {
             kept.keep(
                 KeptJobs.Entry(
-                    id: upload.id, directory: upload.directory.path, report: result.report,
+                    id: upload.id, directory: upload.directory.path, report: report,
                     databasePath: result.migratedDatabasePath,
                     expires: ContinuousClock.now + .seconds(configuration.keepSeconds)))
             response.headers.append(HTTPError.Header(name: "Location", value: "/v1/jobs/\(upload.id)"))

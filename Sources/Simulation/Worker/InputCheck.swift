@@ -44,16 +44,19 @@ struct InputCheck {
         let work = model.map { _ in LaunchWork() }
         if let work { try connection.reportWork(to: work) }
         let started = ContinuousClock.now
-        let statement = try connection.prepare("PRAGMA quick_check(\(listed))")
-        var problems: [String] = []
-        do {
-            while try statement.step() {
-                // "ok", or problems, the first under a line that names the schema they are in.
-                let lines = (statement.column(0).textValue ?? "").split(separator: "\n").map(String.init)
-                problems += lines.filter { $0 != "ok" && !$0.hasPrefix("*** in database ") }
+        let problems = try connection.withoutCellSizeCheck { () throws(SQLiteError) in
+            let statement = try connection.prepare("PRAGMA quick_check(\(listed))")
+            var problems: [String] = []
+            do throws(SQLiteError) {
+                while try statement.step() {
+                    // "ok", or problems, the first under a line that names the schema they are in.
+                    let lines = (statement.column(0).textValue ?? "").split(separator: "\n").map(String.init)
+                    problems += lines.filter { $0 != "ok" && !$0.hasPrefix("*** in database ") }
+                }
+            } catch where !problems.isEmpty {
+                problems.append(error.message)
             }
-        } catch where !problems.isEmpty {
-            problems.append(error.message)
+            return problems
         }
         return InputCheck(
             problems: problems, elapsedMs: milliseconds(ContinuousClock.now - started),
