@@ -17,15 +17,16 @@ struct ProcessMemory: Sendable, Equatable {
         let descriptor = open(path, O_RDONLY | O_CLOEXEC)
         guard descriptor >= 0 else { return nil }
         defer { close(descriptor) }
-        var bytes = [UInt8](repeating: 0, count: 4096)
-        var filled = 0
-        while filled < bytes.count {
-            let count = bytes.withUnsafeMutableBytes { Glibc.read(descriptor, $0.baseAddress.map { $0 + filled }, $0.count - filled) }
-            if count < 0 && errno == EINTR { continue }
-            guard count > 0 else { break }
-            filled += count
+        // Not zeroed first: only the bytes read are looked at.
+        let bytes = [UInt8](unsafeUninitializedCapacity: 4096) { buffer, initialized in
+            while initialized < buffer.count {
+                let count = Glibc.read(descriptor, buffer.baseAddress.map { $0 + initialized }, buffer.count - initialized)
+                if count < 0 && errno == EINTR { continue }
+                guard count > 0 else { break }
+                initialized += count
+            }
         }
-        let text = bytes[..<filled]
+        let text = bytes[...]
         let resident = kilobytes(after: Array("VmRSS:".utf8), in: text)
         let peak = kilobytes(after: Array("VmHWM:".utf8), in: text)
         guard let resident, let peak else { return nil }
