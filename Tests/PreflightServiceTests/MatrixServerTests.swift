@@ -15,11 +15,32 @@ struct MatrixServerTests {
     static let devices = MatrixCommandTests.devices
 
     /// The repository's notes plan and the two device profiles, registered on the server.
-    static func server() throws -> ServerProcess {
+    static func server(environment: [String: String] = [:]) throws -> ServerProcess {
         func file(_ path: String) throws -> String { try String(contentsOfFile: Repository.path(path), encoding: .utf8) }
         var devices: [String: String] = [:]
         for name in Self.devices { devices[name] = try file("Config/devices/\(name).json") }
-        return try ServerProcess(plans: ["notes": try file("Config/plans/notes.json")], devices: devices)
+        return try ServerProcess(environment: environment, plans: ["notes": try file("Config/plans/notes.json")], devices: devices)
+    }
+
+    /// The server's synthesis cache (`synthesis_cache_dir`, `synthesis_cache_bytes`): a second
+    /// matrix of the same plan and size takes its synthesized rows' files from it.
+    @Test func aSecondMatrixOverHTTPTakesItsFilesFromTheSynthesisCache() throws {
+        let directory = TemporaryDirectory("matrix-cache")
+        let (database, _) = try Fixtures.walDatabase(rows: 30, walRows: 0, in: directory.path)
+        let server = try Self.server(environment: [
+            "PREFLIGHT_SYNTHESIS_CACHE_DIR": directory.file("cache"), "PREFLIGHT_SYNTHESIS_CACHE_BYTES": "100000000",
+        ])
+        let options = #"{"devices": "ios-launch", "from": "4", "rows": "notes=50"}"#
+        let answers = try [1, 2].map { _ in
+            let posted = server.curl("/v1/matrix", ["-F", "plan=notes", "-F", "database=@\(database)", "-F", "options=\(options)"])
+            #expect(posted.status == 200, "\(posted.text)")
+            return try JSONDecoder().decode(MatrixAnswer.self, from: posted.body)
+        }
+        let synthesized = answers.map { $0.rows.filter { $0.source == .synthesized } }
+        #expect(synthesized[0].count == 2 && synthesized[1].count == 2)
+        #expect(synthesized[0].allSatisfy { $0.cached == false })
+        #expect(synthesized[1].allSatisfy { $0.cached == true })
+        #expect(synthesized[0].map(\.bytes) == synthesized[1].map(\.bytes))
     }
 
     @Test func everyFormatOverHTTPGivesTheCommandLinesCells() throws {

@@ -83,7 +83,7 @@ public struct SynthesisCache: Sendable {
             }
         }
         let summary = try make()
-        let sha256 = store(key, from: path, summary: summary, note: note)
+        let sha256 = store(key, from: path, placement, summary: summary, note: note)
         evict(note: note)
         return Provided(summary: summary, sha256: sha256, cached: false)
     }
@@ -139,9 +139,15 @@ public struct SynthesisCache: Sendable {
 
     private static let temporaryNames = Atomic<Int>(0)
 
-    /// Stores the file at `path` as `key`'s entry; answers its hash, nil when it was not
-    /// stored. The caller holds the key's lock.
-    private func store(_ key: SynthesisKey, from path: String, summary: SynthesisSummary, note: (String) -> Void) -> String? {
+    /// Stores the file at `path` as `key`'s entry (a hard link where `placement` says the
+    /// file is only read, else a copy); answers its hash, nil when it was not stored. The
+    /// caller holds the key's lock.
+    ///
+    /// Nothing is synced: a file that a crash left short or damaged fails its hash when it
+    /// is next asked for, and is made again.
+    private func store(
+        _ key: SynthesisKey, from path: String, _ placement: Placement, summary: SynthesisSummary, note: (String) -> Void
+    ) -> String? {
         // A WAL beside it would be part of the file; a synthesis leaves none.
         guard summary.bytes <= maxBytes, !FileManager.default.fileExists(atPath: DatabaseFiles(path).wal) else { return nil }
         removeTemporaries(of: key.hex)
@@ -149,14 +155,15 @@ public struct SynthesisCache: Sendable {
         let temporary = directory + "/\(key.hex).tmp-\(getpid())-\(number)"
         do throws(FileError) {
             guard mkdir(temporary, 0o700) == 0 else { throw FileError("cannot create", temporary) }
-            try copyFile(path, to: temporary + "/" + Self.databaseName, durable: true)
+            if placement != .link || link(path, temporary + "/" + Self.databaseName) != 0 {
+                try copyFile(path, to: temporary + "/" + Self.databaseName)
+            }
             let sha256 = try sha256OfFile(temporary + "/" + Self.databaseName)
             if Self.holdsStore { StepHold.hold(in: temporary) }
             let stored = StoredSummary(tables: summary.tables, bytes: summary.bytes, journalMode: summary.journalMode, sha256: sha256)
             let summaryPath = temporary + "/" + Self.summaryName
             guard let data = try? JSONEncoder().encode(stored), FileManager.default.createFile(atPath: summaryPath, contents: data)
             else { throw FileError("cannot write", summaryPath) }
-            try syncFile(summaryPath)
             Self.removeEntry(directory + "/" + key.hex)
             guard rename(temporary, directory + "/" + key.hex) == 0 else { throw FileError("cannot rename", temporary) }
             return sha256
