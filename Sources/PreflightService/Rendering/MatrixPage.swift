@@ -43,7 +43,8 @@ enum MatrixPage {
                 }
                 let id = "cell-\(rowIndex)-\(deviceIndex)"
                 let time = ReportRendering.duration(ms: cell.deviceMs ?? cell.elapsedMs)
-                let detail = cell.failure.map { $0.kind } ?? "\(cell.launches) launch\(cell.launches == 1 ? "" : "es"), \(time)"
+                let detail = cell.failure.map { $0.kind }
+                    ?? "\(cell.launches) launch\(cell.launches == 1 ? "" : "es"), \(time)\(cell.atRisk ? ", at risk" : "")"
                 let inner = "\(cell.outcome.rawValue)<small>\(e(detail))</small>"
                 table += "<td class=\"cell \(ReportPage.tone(cell.outcome))\" data-outcome=\"\(cell.outcome.rawValue)\">"
                     + (cell.report == nil ? "<a>\(inner)</a>" : "<a href=\"#\(id)\">\(inner)</a>") + "</td>"
