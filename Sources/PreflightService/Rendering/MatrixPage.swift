@@ -46,7 +46,7 @@ enum MatrixPage {
                 // The launches' time on the device first, this machine's second (the tooltip has both).
                 let times = ReportClock.both(deviceMs: cell.deviceMs, hereMs: cell.report == nil ? nil : cell.elapsedMs)
                 let time = cell.deviceMs.map { ReportClock.device(ms: $0) } ?? ReportClock.here(ms: cell.elapsedMs)
-                let detail = cell.failure.map { $0.kind.rawValue } ?? "\(cell.launches) launch\(cell.launches == 1 ? "" : "es"), \(time)"
+                let detail = cell.failure.map { $0.kind.rawValue } ?? "\(cell.launches) launch\(cell.launches == 1 ? "" : "es"), \(time)\(cell.atRisk ? ", at risk" : "")"
                 let inner = "\(cell.outcome.rawValue)<small>\(e(detail))</small>"
                 let tooltip = times.map { " title=\"launches: \(e($0))\"" } ?? ""
                 table += "<td class=\"cell \(ReportPage.tone(cell.outcome))\" data-outcome=\"\(cell.outcome.rawValue)\"\(tooltip)>"

@@ -73,17 +73,18 @@ public enum ReportRendering {
             let step = failure.step.map { " (step \($0))" } ?? ""
             lines.append("failure \(failure.kind)\(step): \(failure.message)")
         }
-        if launchCount > 1 || report.launches.contains(where: { $0.ended != .finished }) {
+        if launchCount > 1 || report.launches.contains(where: { $0.ended != .finished || $0.atRisk }) {
             for launch in report.launches {
                 let from = launch.fromVersion.map { "v\($0)" } ?? "?"
                 let id = launch.fromID.map { " (\"\(TerminalText.field($0))\")" } ?? ""
                 let reached = launch.reachedVersion.map { "v\($0)" } ?? "?"
                 let undone = launch.rolledBack ? ", uncommitted work rolled back" : ""
+                let risk = launch.deviceBand.map { launch.atRisk ? ", at risk (\($0.lowMs)-\($0.highMs) ms)" : "" } ?? ""
                 let time = onDevice
                     ? "\(launch.deviceMs.map { duration(ms: $0) } ?? "-") (\(duration(ms: launch.elapsedMs)) here)"
                     : "\(duration(ms: launch.elapsedMs)) here"
                 lines.append(
-                    "  launch \(launch.launch): \(from)\(id) -> \(reached), \(launch.ended.rawValue) after \(time)\(undone)")
+                    "  launch \(launch.launch): \(from)\(id) -> \(reached), \(launch.ended.rawValue) after \(time)\(undone)\(risk)")
             }
         }
         let names = report.steps.map { TerminalText.field($0.name) }

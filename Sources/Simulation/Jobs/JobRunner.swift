@@ -100,6 +100,28 @@ struct JobRun {
 
     // MARK: - Launches
 
+    /// What the report says of one launch; on the device clock, with its band, and at risk
+    /// (with a warning) when it ran to its end but its band reaches the deadline.
+    mutating func launchReport(_ number: Int, _ record: LaunchRecord, _ run: WorkerLauncher.Run) -> LaunchReport {
+        var launch = LaunchReport(
+            launch: number, fromVersion: record.fromVersion, fromID: record.opened?.id,
+            reachedVersion: record.reachedVersion, ended: record.ending, elapsedMs: run.elapsedMs,
+            startMs: record.startMs, rolledBack: record.cutUncommittedWork)
+        guard let speed = job.options.deviceSpeed, let work = record.deviceAtEnd else { return launch }
+        launch.deviceMs = record.deviceMs(startMs: speed.startMs)
+        let band = ModelBand(startMs: speed.startMs, work: work)
+        launch.deviceBand = band
+        if let watchdogMs = job.options.watchdogMs, let deviceMs = launch.deviceMs, !record.wasKilled, band.crosses(watchdogMs) {
+            launch.atRisk = true
+            warnings.append(Warning(
+                code: "launch_at_risk", step: nil,
+                message: "launch \(number) ended \(watchdogMs - deviceMs) ms before the \(watchdogMs) ms watchdog (modelled \(deviceMs) ms), "
+                    + "and the model can be off by \(band.lowMs - deviceMs) to +\(band.highMs - deviceMs) ms for the work it did "
+                    + "(\(band.lowMs)-\(band.highMs) ms): on the phone this launch may be killed"))
+        }
+        return launch
+    }
+
     /// Runs launches until the target is reached (nil) or the run ends another way.
     ///
     /// After a kill, what the file durably holds decides (`DurablePoint`: the version, and
@@ -143,11 +165,7 @@ struct JobRun {
             ledger.record(record, spaceAtEnd: stats)
             // Where the previous launch left the file is where this one found it.
             if let found = record.fromVersion, let last = launches.indices.last { launches[last].reachedVersion = found }
-            launches.append(LaunchReport(
-                launch: number, fromVersion: record.fromVersion, fromID: record.opened?.id,
-                reachedVersion: record.reachedVersion, ended: record.ending, elapsedMs: run.elapsedMs,
-                startMs: record.startMs, rolledBack: record.cutUncommittedWork,
-                deviceMs: job.options.deviceSpeed.flatMap { record.deviceMs(startMs: $0.startMs) }))
+            launches.append(launchReport(number, record, run))
             if let zero = samplingStarted, let startedAt = run.startedAt {
                 launches[launches.count - 1].atMs = milliseconds(startedAt - zero)
             }

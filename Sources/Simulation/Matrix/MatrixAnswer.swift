@@ -133,6 +133,10 @@ public struct MatrixCell: Sendable, Codable {
     /// the matrix's time up before its turn).
     @Nullable public var report: Report?
 
+    /// A launch of the cell ran to its end with a band that reaches the watchdog
+    /// (`LaunchReport.atRisk`): its verdict is not certain.
+    public var atRisk: Bool { report?.launches.contains { $0.atRisk } ?? false }
+
     public init(report: Report) {
         outcome = report.outcome
         failure = report.failure

@@ -169,10 +169,15 @@ public struct LaunchReport: Sendable, Codable {
     /// launches' own clock. Below 0 for a first launch whose process started (ahead of its
     /// turn) before the sampling did.
     @Nullable public var atMs: Int?
+    /// How far that time can be off, for the kind of work the launch did (`ModelBand`).
+    @Nullable public var deviceBand: ModelBand?
+    /// The launch ran to its end before the watchdog, but its band reaches the deadline: on
+    /// the phone it may be killed.
+    public var atRisk: Bool
 
     public init(
         launch: Int, fromVersion: Int?, fromID: String? = nil, reachedVersion: Int?, ended: Ending, elapsedMs: Int,
-        startMs: Int?, rolledBack: Bool = false, deviceMs: Int? = nil
+        startMs: Int?, rolledBack: Bool = false, deviceMs: Int? = nil, deviceBand: ModelBand? = nil, atRisk: Bool = false
     ) {
         self.launch = launch
         self.fromVersion = fromVersion
@@ -183,12 +188,15 @@ public struct LaunchReport: Sendable, Codable {
         self.startMs = startMs
         self.rolledBack = rolledBack
         self.deviceMs = deviceMs
+        self.deviceBand = deviceBand
+        self.atRisk = atRisk
     }
 
     enum CodingKeys: String, CodingKey {
         case launch, fromVersion = "from_version", fromID = "from_id", reachedVersion = "reached_version", ended
         case elapsedMs = "elapsed_ms", startMs = "start_ms", rolledBack = "rolled_back", deviceMs = "device_ms"
         case atMs = "at_ms"
+        case deviceBand = "device_band", atRisk = "at_risk"
     }
 }
 

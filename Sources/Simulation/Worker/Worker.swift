@@ -197,6 +197,7 @@ public enum Worker {
         // would only slow the rehearsal, and unevenly: parallel rehearsals queue on one
         // disk's flushes. The wall clock times the real flush, as the phone waits for its own.
         spacevfs_count_flushes_only(clock != nil && faults?.passesFlushesOn != true ? 1 : 0)
+        spacevfs_pages_warm_at_open(clock?.model.firstLaunchCache == .warm ? 1 : 0)
         clock?.start()
         let migrator = Migrator(plan: plan, settings: settings, spaceMeter: meter, hooks: faults, workMeter: clock?.work)
         let recording = fault == .recordOperations
