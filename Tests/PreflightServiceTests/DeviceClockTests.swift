@@ -158,7 +158,7 @@ struct DeviceClockTests {
         #expect(launch.atRisk)
         let warning = try #require(atRisk.warnings.first { $0.code == "launch_at_risk" })
         #expect(warning.message.contains("\(near - modelled) ms before the \(near) ms watchdog"))
-        let text = String(decoding: ReportRendering.render(atRisk, as: .text), as: UTF8.self)
+        let text = String(decoding: ReportRendering.render(atRisk, as: .rendered(.text)), as: UTF8.self)
         #expect(text.contains("at risk (\(band.lowMs)-\(band.highMs) ms)"))
         #expect(text.contains("warning launch_at_risk"))
 

@@ -88,13 +88,13 @@ import TestSupport
     /// A job's internal failure reaches an HTTP client with a request id in place of its
     /// words, which may name the server's paths; the detail is for the log.
     @Test func anInternalFailureInAReportNamesNoPath() throws {
-        var failure = Failure(kind: "internal", message: "cannot prepare the job directory: /srv/jobs/0a1b/job.json: No space left")
+        var failure = Failure(kind: .internal, message: "cannot prepare the job directory: /srv/jobs/0a1b/job.json: No space left")
         let withheld = failure.withholdInternalDetail()
         let fault = try #require(withheld)
         #expect(!failure.message.contains("/srv/jobs"), "\(failure.message)")
         #expect(failure.message.contains(fault.requestID))
         #expect(fault.detail.contains("/srv/jobs/0a1b/job.json"))
-        var stepFailure = Failure(kind: "sql_error", message: "step 2 failed")
+        var stepFailure = Failure(kind: .sqlError, message: "step 2 failed")
         let kept = stepFailure.withholdInternalDetail()
         #expect(kept == nil)
         #expect(stepFailure.message == "step 2 failed")

@@ -116,7 +116,7 @@ extension Failure {
     /// may name the server's paths: the client's report gets a request id in their place,
     /// and the returned fault takes them to the log.
     mutating func withholdInternalDetail() -> HTTPError.Fault? {
-        guard kind == "internal" else { return nil }
+        guard kind == .internal else { return nil }
         let fault = HTTPError.Fault(detail: message)
         message = fault.message(couldNot: "run the job to its end")
         return fault
