@@ -42,16 +42,7 @@ struct MatrixCommandTests {
     /// version, migrated along Room's path; the empty file is created, not migrated.
     @Test func aRoomPlanIsRehearsedFromTheVersionsItShips() throws {
         let directory = TemporaryDirectory("matrix")
-        let plan = directory.file("shelf.json")
-        try Data("""
-            {"name": "shelf", "runner": "room", "base_version": 24,
-             "room_identity_hashes": {"24": "hash24", "26": "hash26", "28": "hash28"},
-             "steps": [
-               {"version": 24, "sql": "CREATE TABLE book(id INTEGER PRIMARY KEY NOT NULL, title TEXT NOT NULL)"},
-               {"version": 26, "from_version": 24, "sql": "ALTER TABLE book ADD COLUMN isbn TEXT DEFAULT NULL"},
-               {"version": 28, "from_version": 26, "sql": "ALTER TABLE book ADD COLUMN pages INTEGER"}],
-             "fresh_install": {"version": 28, "sql": ["CREATE TABLE book(id INTEGER PRIMARY KEY NOT NULL, title TEXT NOT NULL, isbn TEXT, pages INTEGER)"]}}
-            """.utf8).write(to: URL(fileURLWithPath: plan))
+        let plan = try ShelfRoomPlan.write(in: directory)
         let result = try PreflightProcess.run(["matrix", "--plan", plan, "--devices", "android-low-end", "--rows", "book=\(Self.rows)"])
         let answer = try Self.answer(result)
         #expect(answer.rows.map(\.fromVersion) == [0, 24, 26], "\(result.stderr)")

@@ -186,15 +186,7 @@ struct SynthesizeTests {
     /// `room_master_table`, as Room leaves a file at V.
     @Test func aRoomFileAtVersionVHoldsVsIdentityHash() throws {
         let directory = TemporaryDirectory("synthesize")
-        let plan = directory.file("room.json")
-        try Data("""
-            {"name": "shelf", "runner": "room", "base_version": 24,
-             "room_identity_hashes": {"24": "hash24", "26": "hash26", "28": "hash28"},
-             "steps": [
-               {"version": 24, "sql": "CREATE TABLE book(id INTEGER PRIMARY KEY NOT NULL, title TEXT NOT NULL)"},
-               {"version": 26, "from_version": 24, "sql": "ALTER TABLE book ADD COLUMN isbn TEXT"},
-               {"version": 28, "from_version": 26, "sql": "ALTER TABLE book ADD COLUMN pages INTEGER"}]}
-            """.utf8).write(to: URL(fileURLWithPath: plan))
+        let plan = try ShelfRoomPlan.write(in: directory)
         let out = directory.file("v26.db")
         let result = try PreflightProcess.run(["synthesize", "--plan", plan, "--version", "26", "--rows", "book=10", "--out", out])
         #expect(result.status == 0, "\(result.stderr)")
