@@ -174,6 +174,40 @@ struct RoomRunnerTests {
         #expect(try Connection(path: bad).integer("SELECT count(*) FROM sqlite_schema WHERE name IN ('notes', 'room_master_table')") == 0)
     }
 
+    // MARK: - onOpen
+
+    /// A file at the app's version: Room's `checkIdentity` in `onOpen`. Another hash in
+    /// `room_master_table` crashes every launch; no table at all is validated as a
+    /// pre-packaged file, then given the hash.
+    @Test func aFileAtTheTargetIsOpenedAsRoomChecksItsIdentity() throws {
+        let directory = TemporaryDirectory("room")
+        let create = "CREATE TABLE items(id INTEGER PRIMARY KEY NOT NULL, n INTEGER NOT NULL)"
+        let plan = try roomPlan(steps: [(1, nil, [create])], fresh: [create], extra: #", "room_identity_hash": "h1""#)
+        let master = "CREATE TABLE room_master_table (id INTEGER PRIMARY KEY,identity_hash TEXT)"
+        let same = try database(directory, version: 1, [create, master, "INSERT INTO room_master_table VALUES (42, 'h1')"])
+        #expect(migrate(same, plan).0 == .reached(version: 1))
+
+        let other = try database(directory, version: 1, [create, master, "INSERT INTO room_master_table VALUES (42, 'h0')"])
+        guard case .stopped(.failed, let mismatch) = migrate(other, plan).0 else {
+            Issue.record("a foreign identity hash was accepted")
+            return
+        }
+        #expect(mismatch.kind == Failure.Kind.identityMismatch)
+        #expect(mismatch.message.hasPrefix("Room cannot verify the data integrity: the file is at version 1, but room_master_table holds the identity hash h0 where the app's is h1"), "\(mismatch.message)")
+
+        let bare = try database(directory, version: 1, [create])
+        #expect(migrate(bare, plan).0 == .reached(version: 1))
+        #expect(try Connection(path: bare).rows("SELECT identity_hash FROM room_master_table") == [[.text("h1")]])
+
+        let wrong = try database(directory, version: 1, ["CREATE TABLE items(id INTEGER PRIMARY KEY NOT NULL, n TEXT NOT NULL)"])
+        guard case .stopped(.failed, let invalid) = migrate(wrong, plan).0 else {
+            Issue.record("a file without room_master_table was not validated")
+            return
+        }
+        #expect(invalid.kind == Failure.Kind.schemaValidation)
+        #expect(invalid.message.hasPrefix("Pre-packaged database has an invalid schema: items. The file is at version 1 without room_master_table"), "\(invalid.message)")
+    }
+
     // MARK: - The path and the destructive fallback
 
     /// Base version 2, a step 2 -> 4 that spans two versions and one 3 -> 4.

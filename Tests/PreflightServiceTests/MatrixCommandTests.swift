@@ -37,6 +37,31 @@ struct MatrixCommandTests {
                 + arguments, environment: environment)
     }
 
+    /// A Room app whose history starts at 24 and ships even versions (one step spans two):
+    /// rows for the versions its steps reach, each file made as Room leaves it at that
+    /// version, migrated along Room's path; the empty file is created, not migrated.
+    @Test func aRoomPlanIsRehearsedFromTheVersionsItShips() throws {
+        let directory = TemporaryDirectory("matrix")
+        let plan = directory.file("shelf.json")
+        try Data("""
+            {"name": "shelf", "runner": "room", "base_version": 24,
+             "room_identity_hashes": {"24": "hash24", "26": "hash26", "28": "hash28"},
+             "steps": [
+               {"version": 24, "sql": "CREATE TABLE book(id INTEGER PRIMARY KEY NOT NULL, title TEXT NOT NULL)"},
+               {"version": 26, "from_version": 24, "sql": "ALTER TABLE book ADD COLUMN isbn TEXT DEFAULT NULL"},
+               {"version": 28, "from_version": 26, "sql": "ALTER TABLE book ADD COLUMN pages INTEGER"}],
+             "fresh_install": {"version": 28, "sql": ["CREATE TABLE book(id INTEGER PRIMARY KEY NOT NULL, title TEXT NOT NULL, isbn TEXT, pages INTEGER)"]}}
+            """.utf8).write(to: URL(fileURLWithPath: plan))
+        let result = try PreflightProcess.run(["matrix", "--plan", plan, "--devices", "android-low-end", "--rows", "book=\(Self.rows)"])
+        let answer = try Self.answer(result)
+        #expect(answer.rows.map(\.fromVersion) == [0, 24, 26], "\(result.stderr)")
+        #expect(answer.allCompleted, "\(answer.cells.map { "\($0.row.fromVersion ?? -1): \($0.cell.failure?.message ?? "")" })")
+        let reports = answer.rows.map { $0.cells["android-low-end"]?.report }
+        #expect(reports.map { $0?.firstLaunch?.rawValue } == ["created", "migrated", "migrated"])
+        #expect(reports.map { $0?.steps.map(\.version) ?? [] } == [[], [26, 28], [28]])
+        #expect(reports.map { $0?.final?.tables?["book"] } == [0, Int64(Self.rows), Int64(Self.rows)])
+    }
+
     /// Issue 31's "done when": fixtures at v1 and v3 only give rows v0 to v5, two from the
     /// fixtures and the rest synthesized; every cell's outcome and launches are what a
     /// direct `preflight run` of the same file on the same device gives, and its final row

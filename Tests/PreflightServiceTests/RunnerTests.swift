@@ -88,6 +88,44 @@ struct RunnerTests {
         }
     }
 
+    /// An empty file, the app's first launch: the frameworks with a create path make the
+    /// fresh install's schema and run no step (`first_launch: created`); GRDB and a plan with
+    /// no framework run every step (`migrated`). Each against its framework's code.
+    @Test(arguments: ["sqliteopenhelper", "room", "drift", "grdb", "per_step"])
+    func anEmptyFileEndsAsTheFrameworksFirstLaunchDoes(runner: String) throws {
+        let directory = TemporaryDirectory("runner")
+        let database = directory.file("empty.db")
+        FileManager.default.createFile(atPath: database, contents: Data())
+        let grdb = runner == "grdb"
+        // The app's own create script: its schema of version 5, written as a whole.
+        let script = [
+            "CREATE TABLE items(id INTEGER PRIMARY KEY, n INTEGER NOT NULL, doubled INTEGER, label TEXT)",
+            "CREATE INDEX items_label ON items(label)",
+        ]
+        let hash = "5e1c0d9a7b3f2e64"
+        let fresh = #", "fresh_install": {"version": 5, "sql": [\#(try script.map(jsonString).joined(separator: ", "))]}"#
+        let planPath = try plan(
+            runner, steps: itemSteps, ids: grdb ? itemIDs : nil,
+            extra: fresh + (runner == "room" ? #", "room_identity_hash": "\#(hash)""# : ""), in: directory)
+        let result = try run(["--db", database, "--plan", planPath, "--out", directory.file("out.db")], in: directory)
+        let report = try result.decodedReport
+        #expect(report.outcome.rawValue == "completed", "\(result.stderr)")
+        let creates = ["sqliteopenhelper", "room", "drift"].contains(runner)
+        #expect(report.firstLaunch?.rawValue == (creates ? "created" : "migrated"))
+        #expect(report.steps.count == (creates ? 0 : 5))
+
+        let oracle = directory.file("oracle.db")
+        FileManager.default.createFile(atPath: oracle, contents: Data())
+        switch runner {
+        case "grdb": try FrameworkOracle.grdb(oracle, migrations: Array(zip(itemIDs, itemSteps)).map { ($0.0, $0.1) })
+        case "per_step": try FrameworkOracle.openHelper(oracle, steps: itemSteps)
+        default:
+            try FrameworkOracle.create(
+                oracle, script: script, version: 5, inTransaction: runner != "drift", roomIdentityHash: runner == "room" ? hash : nil)
+        }
+        #expect(try FrameworkOracle.contents(of: directory.file("out.db")) == FrameworkOracle.contents(of: oracle))
+    }
+
     /// Step 5 fails: the one transaction rolls the whole path back, drift keeps what steps 2
     /// to 4 committed at version 1, GRDB keeps migrations 2 to 4 with their rows.
     @Test(arguments: ["sqliteopenhelper", "drift", "grdb"])

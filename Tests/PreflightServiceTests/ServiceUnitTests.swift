@@ -392,6 +392,10 @@ final class Events: Sendable {
         #expect(text.contains("failure sql_error (step 2): no such column: x"))
         #expect(lines.contains { $0.contains("v1") && $0.contains("create notes") && $0.contains("applied") && $0.contains("12 ms") && $0.contains("peak 8.0 KiB") })
         #expect(lines.contains { $0.contains("v2") && $0.contains("failed") })
+        #expect(!text.contains("first launch"))
+        var created = sampleReport(outcome: .completed)
+        created.firstLaunch = .created
+        #expect(ReportRendering.text(created).contains("first launch: the framework created the schema (its create path; no migration ran)"))
     }
 
     @Test func junitCarriesTheOutcome() {

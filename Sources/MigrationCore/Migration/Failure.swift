@@ -46,6 +46,9 @@ public struct Failure: Sendable, Codable, Equatable {
         public static let schemaValidation = "schema_validation"
         /// Room: no step migrates from the file's version.
         public static let missingMigration = "missing_migration"
+        /// Room: the file at the app's version holds another identity hash in
+        /// `room_master_table` ("Room cannot verify the data integrity").
+        public static let identityMismatch = "identity_mismatch"
         /// Room: no step migrates from the file's version, and the app's destructive
         /// fallback erased the database instead.
         public static let dataErased = "data_erased"

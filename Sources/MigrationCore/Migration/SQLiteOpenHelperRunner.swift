@@ -24,7 +24,7 @@ struct SQLiteOpenHelperRunner: MigrationRunner {
 
     func run(_ run: MigrationRun) -> Migrator.Ending {
         let from = run.standing.version
-        guard from != run.target else { return run.finish(at: from) }
+        guard from != run.target else { return open(run) }
         let opening: Opening
         if from == 0 {
             do throws(SQLiteError) {
@@ -59,7 +59,7 @@ struct SQLiteOpenHelperRunner: MigrationRunner {
                 : ""
             if let stopped = run.create(commit: .enclosingTransaction, failureNote: note + hint) { return rollBack(run, stopped) }
             last = nil
-            if prepackaged, let invalid = RoomOpenHelper.validateSchema(run, prepackaged: true, after: nil) {
+            if prepackaged, let invalid = RoomOpenHelper.validateSchema(run, .prepackaged) {
                 run.connection.rollbackIfNeeded()
                 return .stopped(.failed, invalid)
             }
@@ -76,7 +76,7 @@ struct SQLiteOpenHelperRunner: MigrationRunner {
                 if let stopped = run.run(step, commit: .enclosingTransaction, failureNote: note) { return rollBack(run, stopped) }
             }
             last = path.last
-            if room, let invalid = RoomOpenHelper.validateSchema(run, prepackaged: false, after: path.last) {
+            if room, let invalid = RoomOpenHelper.validateSchema(run, .migrated(after: path.last)) {
                 run.connection.rollbackIfNeeded()
                 if let step = path.last { return run.fail(step, .failed, invalid) }
                 return .stopped(.failed, invalid)
@@ -94,6 +94,12 @@ struct SQLiteOpenHelperRunner: MigrationRunner {
             return fail(run, error, "cannot end the upgrade: \(error.message); \(note)", at: last)
         }
         run.versionCommitted(run.target)
+        return open(run)
+    }
+
+    /// The file at the target: Room's `onOpen` checks its identity, then the run ends there.
+    private func open(_ run: MigrationRun) -> Migrator.Ending {
+        if room, let failure = RoomOpenHelper.checkIdentity(run) { return .stopped(.failed, failure) }
         return run.finish(at: run.target)
     }
 

@@ -194,7 +194,8 @@ public struct Verifier: Sendable {
             guard let countAfter = after[table], countAfter < countBefore else { continue }
             lost[table] = countBefore - countAfter
             let allowed = plan.steps.contains { step in
-                versions.contains(step.version - 1) && step.rowLossAllowed && Self.step(step, concerns: table)
+                step.fromVersion >= versions.lowerBound && step.version <= versions.upperBound && step.rowLossAllowed
+                    && Self.step(step, concerns: table)
             }
             if !allowed {
                 problems.append(

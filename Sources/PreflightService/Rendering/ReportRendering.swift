@@ -62,6 +62,9 @@ public enum ReportRendering {
         }
         let inputVersion = report.input.userVersion.map { "v\($0)" } ?? "unknown version"
         lines.append("input \(ByteCount.text(report.input.bytes)), \(inputVersion)")
+        if report.firstLaunch == .created {
+            lines.append("first launch: the framework created the schema (its create path; no migration ran)")
+        }
         if let failure = report.failure {
             let step = failure.step.map { " (step \($0))" } ?? ""
             lines.append("failure \(failure.kind)\(step): \(failure.message)")

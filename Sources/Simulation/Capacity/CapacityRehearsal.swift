@@ -77,7 +77,7 @@ public final class CapacityRehearsal: Sendable {
                 code: "time_limit", "max_seconds (\(request.maxSeconds) s) ran out before the first size was rehearsed")
         }
         let limit = Self.limit(search: search.search, points: search.points, stoppedByTime: stoppedByTime)
-        let versions = request.plan.steps.map(\.version).filter { $0 > fromVersion && $0 <= request.target }
+        let versions = (request.plan.migrationPath(from: fromVersion, to: request.target) ?? []).map(\.version)
         var answer = CapacityAnswer(
             plan: request.plan.name, device: request.options.device, runner: request.plan.runner, fromVersion: fromVersion,
             table: table, points: search.points.keys.sorted().compactMap { search.points[$0] }, limit: limit,
@@ -295,7 +295,7 @@ public final class CapacityRehearsal: Sendable {
         {
             return largest.key
         }
-        for step in request.plan.steps where step.version > fromVersion && step.version <= request.target {
+        for step in request.plan.migrationPath(from: fromVersion, to: request.target) ?? [] {
             if let table = RewrittenTable.of(step.action) { return table }
         }
         throw CapacityError(

@@ -4,7 +4,8 @@
 /// (create every table, validate a file that was not empty, write the identity hash),
 /// `onMigrate` (find the path, `onPreMigrate`, the migrations, `onValidateSchema`, the
 /// identity hash), and without a path the destructive fallback or "A migration from X to
-/// Y was required but not found". `SQLiteOpenHelperRunner` calls these in that order.
+/// Y was required but not found"; then `onOpen` (the identity check). `SQLiteOpenHelperRunner`
+/// calls these in that order.
 enum RoomOpenHelper {
     /// No migration path from the file's version, and no fallback that applies.
     static func missingMigration(_ run: MigrationRun) -> Failure {
@@ -53,15 +54,26 @@ enum RoomOpenHelper {
         }
     }
 
-    /// `onValidateSchema` on the file as it is inside the transaction, against the schema
-    /// Room was built with (the fresh install's, built in a file of its own beside the
-    /// database and removed again). Nil when it passes; else the failure Room throws:
-    /// "Pre-packaged database has an invalid schema" after `onCreate` on a file that held
-    /// tables, "Migration didn't properly handle" after the migrations.
-    static func validateSchema(_ run: MigrationRun, prepackaged: Bool, after step: Step?) -> Failure? {
+    /// When Room validates the schema, which decides what it throws.
+    enum Validation {
+        /// `onMigrate`, after the path's migrations (the last one given).
+        case migrated(after: Step?)
+        /// `onCreate` on a version-0 file that held tables.
+        case prepackaged
+        /// `onOpen` on a file at the app's version without `room_master_table`.
+        case opened
+    }
+
+    /// `onValidateSchema` on the file as it is, against the schema Room was built with (the
+    /// fresh install's, built in a file of its own beside the database and removed again).
+    /// Nil when it passes; else the failure Room throws: "Migration didn't properly handle"
+    /// after the migrations, "Pre-packaged database has an invalid schema" otherwise.
+    static func validateSchema(_ run: MigrationRun, _ moment: Validation) -> Failure? {
         let verifier = Verifier(
             plan: run.plan, target: run.target, mode: .off, freshInstallPath: run.connection.path + "-room-expected")
         let validation = RoomSchemaValidation(version: run.plan.room?.version ?? .newestRead)
+        var step: Step?
+        if case .migrated(let last) = moment { step = last }
         let mismatches: [RoomSchemaValidation.Mismatch]
         do throws(Verifier.FreshInstallFailure) {
             mismatches = try verifier.withFreshInstall { expected throws(SQLiteError) in
@@ -75,10 +87,17 @@ enum RoomOpenHelper {
         guard !mismatches.isEmpty else { return nil }
         let names = mismatches.map(\.name).joined(separator: ", ")
         let details = mismatches.flatMap(\.differences).joined(separator: "; ")
-        let stays = "Room throws inside the transaction in which it opens the file, so everything rolls back, at every launch: the database stays at version \(run.standing.version)"
-        let message = prepackaged
-            ? "Pre-packaged database has an invalid schema: \(names). The file was at user_version 0 but held tables, so Room created what was missing (CREATE ... IF NOT EXISTS) and validated it: \(details). \(stays)"
-            : "Migration didn't properly handle: \(names). After step \(step?.version ?? run.target), as Room's validation compares them (room \(validation.version)): \(details). \(stays)"
+        let compared = "as Room's validation compares them (room \(validation.version)): \(details)"
+        let rolledBack = "Room throws inside the transaction in which it opens the file, so everything rolls back, at every launch: the database stays at version \(run.standing.version)"
+        let message: String
+        switch moment {
+        case .migrated:
+            message = "Migration didn't properly handle: \(names). After step \(step?.version ?? run.target), \(compared). \(rolledBack)"
+        case .prepackaged:
+            message = "Pre-packaged database has an invalid schema: \(names). The file was at user_version 0 but held tables, so Room created what was missing (CREATE ... IF NOT EXISTS) and validated it, \(compared). \(rolledBack)"
+        case .opened:
+            message = "Pre-packaged database has an invalid schema: \(names). The file is at version \(run.target) without room_master_table, so Room's onOpen validates it, \(compared). Room throws this in onOpen, at every launch"
+        }
         return Failure(kind: Failure.Kind.schemaValidation, step: step?.version, message: message)
     }
 
@@ -120,6 +139,39 @@ enum RoomOpenHelper {
     static func updateIdentity(_ run: MigrationRun) throws(SQLiteError) {
         guard let hash = run.plan.roomIdentityHash(at: run.target) else { return }
         try RoomMasterTable.write(identityHash: hash, run.connection)
+    }
+}
+
+// MARK: - onOpen
+
+extension RoomOpenHelper {
+    /// `onOpen`'s `checkIdentity`, once the file is at the app's version (after the open
+    /// helper's transaction, or at once when there was nothing to do): a `room_master_table`
+    /// whose hash is not the app's throws "Room cannot verify the data integrity" at every
+    /// launch; a file without the table is validated as a pre-packaged one and given the
+    /// hash. Only when the plan knows the target's identity hash (Room always knows its own);
+    /// nil when the file passes.
+    static func checkIdentity(_ run: MigrationRun) -> Failure? {
+        guard let expected = run.plan.roomIdentityHash(at: run.target) else { return nil }
+        do throws(SQLiteError) {
+            let hasTable = try run.connection.integer(
+                "SELECT count(*) FROM main.sqlite_schema WHERE type = 'table' AND name = '\(RoomMasterTable.table)'") > 0
+            guard hasTable else {
+                if let invalid = validateSchema(run, .opened) { return invalid }
+                try updateIdentity(run)
+                return nil
+            }
+            let found = try run.connection.rows("SELECT identity_hash FROM \(RoomMasterTable.table) WHERE id = \(RoomMasterTable.rowID) LIMIT 1")
+                .first?[0].textValue
+            guard found != expected else { return nil }
+            return Failure(
+                kind: Failure.Kind.identityMismatch,
+                message: "Room cannot verify the data integrity: the file is at version \(run.target), but room_master_table holds the identity hash \(found ?? "(none)") where the app's is \(expected) (\"Looks like you've changed schema but forgot to update the version number\"). Room throws this in onOpen, at every launch")
+        } catch {
+            return Failure(
+                kind: Failure.Kind.sqlError, message: "cannot read room_master_table: \(error.message)",
+                statement: error.sql, sqliteCode: error.code)
+        }
     }
 }
 
