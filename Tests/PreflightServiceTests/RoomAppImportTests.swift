@@ -56,6 +56,26 @@ import TestSupport
         #expect(fresh.version == newest && !fresh.sql.contains { $0.contains("room_master_table") })
     }
 
+    /// As a user would: import, a made-up file at version 5 (`synthesize`, which writes 5's
+    /// identity hash), and a run on a phone whose SQLite is 3.28: every AutoMigration, its
+    /// copies and foreign-key checks included, runs there.
+    @Test func anImportedPlanRunsOnAnOlderPhone() throws {
+        let directory = TemporaryDirectory("room-app")
+        let plan = directory.file("nia.json")
+        let imported = try PreflightProcess.run(["plan", "import", "--from", "room", Self.fixtures + "/nowinandroid/core/database", "--out", plan])
+        #expect(imported.status == 0, "\(imported.stderr)")
+        let database = directory.file("nia-v5.db")
+        let made = try PreflightProcess.run([
+            "synthesize", "--plan", plan, "--version", "5", "--rows", "topics=300,episodes=50,news_resources=500,news_resources_topics=500,authors=20",
+            "--out", database,
+        ])
+        #expect(made.status == 0, "\(made.stderr)")
+        #expect(try RawDatabase(database).rows("SELECT identity_hash FROM room_master_table") == [["'fdb65d28086c5a10d129b905ce940aa4'"]])
+        let result = try PreflightProcess.run(
+            ["run", "--db", database, "--plan", plan, "--device", "android-30"], environment: ["TMPDIR": directory.path])
+        #expect(try result.decodedReport.outcome.rawValue == "completed", "\(result.stderr)")
+    }
+
     /// nowinandroid's spec renames topics.description; LibreTube's deletes downloadItem.url.
     @Test func specsBecomeRoomsCopies() throws {
         let nia = try PlanDecoder.decode(PlanImport(layout: .room, directory: Self.fixtures + "/nowinandroid/core/database").makePlan().document)

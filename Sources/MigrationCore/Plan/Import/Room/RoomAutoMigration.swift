@@ -234,11 +234,13 @@ struct RoomAutoMigration {
 
     /// Room's `DBUtil.foreignKeyCheck(db, table)`: runs `PRAGMA foreign_key_check` on the
     /// table and throws when it finds a row that breaks a foreign key. One statement that
-    /// fails when a row does (SQLite's `json()` refuses text that is not JSON), so that the
-    /// migration fails where Room's does.
+    /// fails when a row does, so that the migration fails where Room's does: `abs()` of the
+    /// smallest integer is SQLite's "integer overflow" error in every release a phone runs
+    /// (a function that newer releases brought, such as `json()`, would fail the step on
+    /// older phones whatever the rows).
     static func foreignKeyCheck(_ table: String) -> String {
         let literal = "'" + table.replacingOccurrences(of: "'", with: "''") + "'"
-        return "/* Room's DBUtil.foreignKeyCheck: fails when a row of \(table.replacingOccurrences(of: "*/", with: "* /")) breaks a foreign key */ "
-            + "SELECT CASE WHEN EXISTS (SELECT 1 FROM pragma_foreign_key_check(\(literal))) THEN json('foreign key violation') END"
+        return "/* Room's DBUtil.foreignKeyCheck: an integer overflow here is a row of \(table.replacingOccurrences(of: "*/", with: "* /")) that breaks a foreign key */ "
+            + "SELECT CASE WHEN EXISTS (SELECT 1 FROM pragma_foreign_key_check(\(literal))) THEN abs(-9223372036854775807 - 1) END"
     }
 }
