@@ -94,12 +94,12 @@ extension Service {
         do {
             return try scheduler.beginUpload(for: client)
         } catch {
-            throw answer(error)
+            throw turnedAway(error)
         }
     }
 
     /// What a client the scheduler turned away is told.
-    private func answer(_ refusal: JobScheduler.Refusal) -> HTTPError {
+    private func turnedAway(_ refusal: JobScheduler.Refusal) -> HTTPError {
         let retryAfter = scheduler.retryAfterSeconds
         switch refusal {
         case .full:
@@ -126,7 +126,7 @@ extension Service {
             do {
                 try scheduler.take(count, for: upload.ticket)
             } catch {
-                throw answer(error)
+                throw turnedAway(error)
             }
             try upload.receive(bytes, count: count)
         } catch {
@@ -328,10 +328,9 @@ extension Service {
 
     /// Admits the upload's job, its body complete (a place, within its client's share:
     /// `Interruption.refused` when there is none), waits for its slot, then does `work`
-    /// with its job in that slot, on a thread
-    /// of its own, while this one watches the client every 100 ms. A client that leaves
-    /// cancels it, as does the end of the shutdown's grace period (`Lifecycle.cancelAll`):
-    /// both end in the interruption thrown.
+    /// with its job in that slot, on a thread of its own, while this one watches the client
+    /// every 100 ms. A client that leaves cancels it, as does the end of the shutdown's
+    /// grace period (`Lifecycle.cancelAll`): both end in the interruption thrown.
     ///
     /// A plan sent in the upload is decoded (its statements split) on that thread too, in
     /// the slot: not on the waiting thread before the job exists, where a client
@@ -345,7 +344,7 @@ extension Service {
         do {
             try scheduler.admit(upload.ticket)
         } catch {
-            throw .refused(answer(error))
+            throw .refused(turnedAway(error))
         }
         return try scheduler.run(
             upload.ticket,
