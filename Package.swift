@@ -6,9 +6,11 @@ import PackageDescription
 // SQLite has that the linked one lacks, on ICU: CICU). MigrationCore is what
 // an app embeds; Simulation makes a rehearsal a phone (worker launches, kills, the report, the space
 // VFS of CSpaceVFS). Nothing here comes from outside the toolchain.
+//
+// Linux only: the process code (fork, SIGKILL, Landlock, /proc) imports Glibc, and the
+// system libraries are Debian's, so the package names no platform it does not build on.
 let package = Package(
     name: "Preflight",
-    platforms: [.macOS(.v13)],
     products: [
         .library(name: "MigrationCore", targets: ["MigrationCore"]),
         .executable(name: "preflight", targets: ["preflight"]),
