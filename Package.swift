@@ -46,6 +46,8 @@ let package = Package(
         .executableTarget(name: "launch-gate", dependencies: ["MigrationCore"], path: "Examples/LaunchGate"),
         .target(name: "TestSupport", dependencies: ["MigrationCore", "Simulation", "CSQLite"], path: "Tests/TestSupport"),
         .target(name: "CPageCache", path: "Tests/CPageCache"),
+        // Simulation's own unit tests, in-process: no server, no worker processes.
+        .testTarget(name: "SimulationTests", dependencies: ["Simulation", "MigrationCore", "TestSupport"]),
         .testTarget(name: "MigrationCoreTests", dependencies: ["MigrationCore", "TestSupport", "CSQLite", "CSpaceVFS"]),
         .testTarget(
             name: "PreflightServiceTests",
