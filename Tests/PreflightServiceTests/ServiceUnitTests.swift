@@ -376,7 +376,8 @@ final class Events: Sendable {
         let object = try #require(JSONValue.parse(first)?.objectValue)
         #expect(
             Set(object.keys) == [
-                "report_version", "job_id", "outcome", "failure", "plan", "options", "input", "launches", "steps", "space",
+                "report_version", "job_id", "outcome", "failure", "plan", "options", "sqlite", "input", "launches", "steps",
+                "space",
                 "final", "warnings", "timings", "kill_sweep", "disk_full_sweep", "power_loss_sweep",
             ])
         #expect(object["failure"] == .null)

@@ -16,6 +16,13 @@ public enum PreflightProcess {
         return directory.appendingPathComponent(name).path
     }
 
+    /// The `sqlite3` shell built beside the device engine `name` (scripts/build-engines), for
+    /// the binary the tests run; nil when that engine is not built.
+    public static func engineShell(_ name: String) -> String? {
+        SQLiteEngine.installed(forExecutable: executable).first { $0.name == name }?.directory
+            .map { ($0 as NSString).appendingPathComponent("sqlite3") }
+    }
+
     public typealias Result = TestProcess.Result
 
     /// Runs `preflight arguments...` in the repository root and waits for it (at most

@@ -70,7 +70,7 @@ struct SQLStep: StepExecutor {
         }
         let before = connection.totalChanges
         try statement.run()
-        let changedRows = connection.totalChanges > before
+        let changedRows = connection.totalChanges != before
         if changedRows { cost = max(cost, .data) }
         return (cost, droppedRows, changedRows)
     }

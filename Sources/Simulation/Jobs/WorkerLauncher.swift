@@ -112,15 +112,23 @@ struct WorkerLauncher {
         return run
     }
 
+    /// The SQLite the job's device runs on (`SQLiteEngine.forDevice`).
+    var engine: SQLiteEngine {
+        SQLiteEngine.forDevice(job.device, among: SQLiteEngine.installed(forExecutable: executable))
+    }
+
     /// A minimal environment: temp files in the job's own directory (so that the space
-    /// VFS sees them where the quota applies), the job's id, nothing else of the parent's
-    /// but the test-only fault hook.
+    /// VFS sees them where the quota applies), the job's id, the device's engine first on
+    /// the loader's path, nothing else of the parent's but the test-only fault hook.
     private var environment: [String: String] {
         // No Swift backtracer: a crashing worker should die at once, as an app does.
         var result = [
             "SQLITE_TMPDIR": job.directory.path, "TMPDIR": job.directory.path, "PATH": "/usr/bin:/bin",
             "SWIFT_BACKTRACE": "enable=no", WorkerStderr.jobVariable: jobID,
         ]
+        if let directory = engine.directory {
+            result["LD_LIBRARY_PATH"] = directory
+        }
         if let fault = ProcessInfo.processInfo.environment[Worker.faultVariable] {
             result[Worker.faultVariable] = fault
         }

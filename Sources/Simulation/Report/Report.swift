@@ -16,6 +16,9 @@ public struct Report: Sendable, Codable {
     @Nullable public var failure: Failure?
     public var plan: PlanSummary
     public var options: RunOptions
+    /// The SQLite the workers ran on beside the device's own version (null in reports
+    /// written before it was named).
+    @Nullable public var sqlite: SQLiteReport?
     public var input: InputSummary
     public var launches: [LaunchReport]
     public var steps: [StepReport]
@@ -33,7 +36,7 @@ public struct Report: Sendable, Codable {
 
     public init(
         jobID: String, outcome: Outcome, failure: Failure?, plan: PlanSummary, options: RunOptions,
-        input: InputSummary, launches: [LaunchReport], steps: [StepReport], space: SpaceReport,
+        sqlite: SQLiteReport? = nil, input: InputSummary, launches: [LaunchReport], steps: [StepReport], space: SpaceReport,
         final: FinalState?, warnings: [Warning], timings: Timings, killSweep: SweepReport? = nil,
         diskFullSweep: SweepReport? = nil, powerLossSweep: PowerLossSweepReport? = nil
     ) {
@@ -42,6 +45,7 @@ public struct Report: Sendable, Codable {
         self.failure = failure
         self.plan = plan
         self.options = options
+        self.sqlite = sqlite
         self.input = input
         self.launches = launches
         self.steps = steps
@@ -55,7 +59,7 @@ public struct Report: Sendable, Codable {
     }
 
     enum CodingKeys: String, CodingKey {
-        case reportVersion = "report_version", jobID = "job_id", outcome, failure, plan, options, input
+        case reportVersion = "report_version", jobID = "job_id", outcome, failure, plan, options, sqlite, input
         case launches, steps, space, final, warnings, timings, killSweep = "kill_sweep", diskFullSweep = "disk_full_sweep"
         case powerLossSweep = "power_loss_sweep"
     }
@@ -73,6 +77,7 @@ public struct Report: Sendable, Codable {
         failure = try container.decodeIfPresent(Failure.self, forKey: .failure)
         plan = try container.decode(PlanSummary.self, forKey: .plan)
         options = try container.decode(RunOptions.self, forKey: .options)
+        sqlite = try container.decodeIfPresent(SQLiteReport.self, forKey: .sqlite)
         input = try container.decode(InputSummary.self, forKey: .input)
         launches = try container.decode([LaunchReport].self, forKey: .launches)
         steps = try container.decode([StepReport].self, forKey: .steps)
