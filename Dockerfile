@@ -33,7 +33,7 @@ RUN apt-get update \
 WORKDIR /src
 # The device engines, each in /usr/local/lib/preflight/engines/NAME (docs/devices.md): built
 # before the sources are copied, so that a change to Preflight's code reuses this layer.
-COPY scripts/build-engines scripts/build-engines
+COPY scripts/build-engines scripts/engine-opcode-counter.c scripts/
 RUN scripts/build-engines /usr/local/lib/preflight/engines \
     && rm -rf /usr/local/lib/preflight/engines/.apt /usr/local/lib/preflight/engines/.sources
 

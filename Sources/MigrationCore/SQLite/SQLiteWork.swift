@@ -22,27 +22,41 @@ public struct SQLiteWork: Sendable, Equatable {
     /// `counted_collations.h`): an index on such a text sorts and is searched through a
     /// call per comparison, where a `BINARY` index compares records on a fast path.
     public var collations: Int64 = 0
+    /// The instructions by kind (`OpcodeWork`), where the SQLite the connection runs on
+    /// counts them (a device engine); nil on Debian's. Counted, not yet charged.
+    public var opcodes: OpcodeWork?
 
-    public init(vmSteps: Int64 = 0, cacheMisses: Int64 = 0, cacheHits: Int64 = 0, sortWork: Int64 = 0, collations: Int64 = 0) {
+    public init(
+        vmSteps: Int64 = 0, cacheMisses: Int64 = 0, cacheHits: Int64 = 0, sortWork: Int64 = 0, collations: Int64 = 0,
+        opcodes: OpcodeWork? = nil
+    ) {
         self.vmSteps = vmSteps
         self.cacheMisses = cacheMisses
         self.cacheHits = cacheHits
         self.sortWork = sortWork
         self.collations = collations
+        self.opcodes = opcodes
     }
 
     public static func + (left: SQLiteWork, right: SQLiteWork) -> SQLiteWork {
         SQLiteWork(
             vmSteps: left.vmSteps + right.vmSteps, cacheMisses: left.cacheMisses + right.cacheMisses,
             cacheHits: left.cacheHits + right.cacheHits, sortWork: left.sortWork + right.sortWork,
-            collations: left.collations + right.collations)
+            collations: left.collations + right.collations, opcodes: combine(left.opcodes, right.opcodes, +))
     }
 
     public static func - (left: SQLiteWork, right: SQLiteWork) -> SQLiteWork {
         SQLiteWork(
             vmSteps: left.vmSteps - right.vmSteps, cacheMisses: left.cacheMisses - right.cacheMisses,
             cacheHits: left.cacheHits - right.cacheHits, sortWork: left.sortWork - right.sortWork,
-            collations: left.collations - right.collations)
+            collations: left.collations - right.collations, opcodes: combine(left.opcodes, right.opcodes, -))
+    }
+
+    /// Opcode counts of two readings: none where neither side has them, a missing side as none run.
+    private static func combine(
+        _ left: OpcodeWork?, _ right: OpcodeWork?, _ operation: (OpcodeWork, OpcodeWork) -> OpcodeWork
+    ) -> OpcodeWork? {
+        left == nil && right == nil ? nil : operation(left ?? OpcodeWork(), right ?? OpcodeWork())
     }
 }
 
@@ -91,11 +105,14 @@ public final class SQLiteWorkCounter {
     /// Where the connection's counted collations count; it outlives the connection, which
     /// holds this counter.
     private let collations = UnsafeMutablePointer<preflight_collation_counts>.allocate(capacity: 1)
+    /// The engine's opcode counts for the connection, where its SQLite counts them.
+    private let opcodes: OpcodeCounter?
 
     init(handle: OpaquePointer, meter: WorkMeter) {
         self.handle = handle
         self.meter = meter
         collations.initialize(to: preflight_collation_counts(comparisons: 0))
+        opcodes = OpcodeCounter(handle: handle)
     }
 
     deinit { collations.deallocate() }
@@ -109,6 +126,7 @@ public final class SQLiteWorkCounter {
         work.cacheMisses = Self.status(handle, SQLITE_DBSTATUS_CACHE_MISS)
         work.cacheHits = Self.status(handle, SQLITE_DBSTATUS_CACHE_HIT)
         work.collations = collations.pointee.comparisons
+        work.opcodes = opcodes?.work
         return work
     }
 
@@ -144,6 +162,7 @@ public final class SQLiteWorkCounter {
     /// The connection is closing: the totals are kept as they are now.
     func closing() {
         closedTotal = total
+        opcodes?.stop()
         handle = nil
     }
 
