@@ -87,6 +87,28 @@ struct DeviceEngineTests {
         }
     }
 
+    /// Without engines (an installation that has none) the device runs on this machine's
+    /// SQLite, and the report says so rather than naming the device's build.
+    @Test func withoutItsEngineADeviceRunsOnTheHostAndTheReportSaysSo() throws {
+        let directory = TemporaryDirectory("engine-missing")
+        let empty = directory.file("no-engines")
+        try FileManager.default.createDirectory(atPath: empty, withIntermediateDirectories: true)
+        let result = try PreflightProcess.run(
+            ["run", "--db", try FixtureDatabase.create(at: directory.file("t.db"), sql: "CREATE TABLE t(x); PRAGMA user_version = 1;"),
+             "--plan", try write(#"{"name": "t", "steps": [{"version": 1, "name": "t", "sql": "CREATE TABLE t(x)"}, {"version": 2, "name": "root", "sql": "UPDATE t SET x = sqrt(4)"}]}"#, in: directory),
+             "--device", "android-35"],
+            environment: ["TMPDIR": directory.path, "PREFLIGHT_ENGINES_DIR": empty])
+        let report = try result.decodedReport
+        #expect(report.outcome == .completed, "\(String(describing: report.failure))")
+        #expect(report.sqlite == SQLiteReport(device: "3.44", engine: SQLiteEngine.host.version.description, options: .host))
+    }
+
+    private func write(_ plan: String, in directory: TemporaryDirectory) throws -> String {
+        let path = directory.file("plan.json")
+        try Data(plan.utf8).write(to: URL(fileURLWithPath: path))
+        return path
+    }
+
     /// Each profile names the engine it ran on beside its own version: the nearest engine at
     /// or above the device's version, built with its platform's options.
     @Test func theReportNamesEachProfilesEngine() throws {
