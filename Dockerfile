@@ -12,7 +12,7 @@
 # ---- build: the official Swift image on Debian 12 (bookworm), the toolchain CI uses ----
 FROM swift:6.3.1-bookworm AS build
 
-# The three system libraries the package links (Package.swift: CSQLite, CMicroHTTPD, CNettle).
+# The system libraries the package links (Package.swift: CSQLite, CMicroHTTPD, CNettle, CICU).
 # Unpinned on purpose: bookworm is a stable release whose security updates replace versions.
 # And what scripts/build-engines needs to build the device engines (SQLite as each platform
 # builds it): a C compiler, make and tclsh, xz for Debian's source tarballs, pip for PyPI's.
@@ -22,6 +22,7 @@ RUN apt-get update \
         libsqlite3-dev \
         libmicrohttpd-dev \
         nettle-dev \
+        libicu-dev \
         gcc \
         libc6-dev \
         make \
@@ -56,14 +57,16 @@ RUN swift build -c release --static-swift-stdlib --product preflight \
 FROM debian:bookworm-slim
 
 # `ldd preflight` needs libsqlite3.so.0 and libmicrohttpd.so.12 (which brings libgnutls30
-# and its libraries, among them libnettle8, whose SHA-256 CNettle links); libstdc++6,
-# libgcc-s1 and libc6 are already part of bookworm-slim.
+# and its libraries, among them libnettle8, whose SHA-256 CNettle links) and libicu72 (Android's
+# ICU functions and collations, CDeviceSQL); libstdc++6, libgcc-s1 and libc6 are already part of
+# bookworm-slim.
 # No curl: the HEALTHCHECK below talks HTTP with bash alone. man-db: `man preflight`.
 # hadolint ignore=DL3008
 RUN apt-get update \
     && DEBIAN_FRONTEND=noninteractive apt-get install -y --no-install-recommends \
         libsqlite3-0 \
         libmicrohttpd12 \
+        libicu72 \
         man-db \
     && rm -rf /var/lib/apt/lists/*
 

@@ -2,7 +2,8 @@
 import PackageDescription
 
 // Layers, top to bottom (see docs/architecture.md): preflight -> PreflightService -> Simulation
-// -> MigrationCore -> CSQLite / CMicroHTTPD / CNettle (SHA-256). MigrationCore is what
+// -> MigrationCore -> CSQLite / CMicroHTTPD / CNettle (SHA-256) / CDeviceSQL (what a device's
+// SQLite has that the linked one lacks, on ICU: CICU). MigrationCore is what
 // an app embeds; Simulation makes a rehearsal a phone (worker launches, kills, the report, the space
 // VFS of CSpaceVFS). Nothing here comes from outside the toolchain.
 let package = Package(
@@ -17,7 +18,12 @@ let package = Package(
         .systemLibrary(name: "CMicroHTTPD", path: "Sources/CMicroHTTPD"),
         .target(name: "CSpaceVFS", dependencies: ["CSQLite"], path: "Sources/CSpaceVFS"),
         .systemLibrary(name: "CNettle", path: "Sources/CNettle"),
-        .target(name: "MigrationCore", dependencies: ["CSQLite", "CNettle"]),
+        .systemLibrary(name: "CICU", path: "Sources/CICU"),
+        .target(
+            name: "CDeviceSQL", dependencies: ["CSQLite", "CICU"], path: "Sources/CDeviceSQL",
+            // C code calls ICU: the module map's links reach only the Swift modules that import it.
+            linkerSettings: [.linkedLibrary("icuuc"), .linkedLibrary("icui18n"), .linkedLibrary("sqlite3")]),
+        .target(name: "MigrationCore", dependencies: ["CSQLite", "CNettle", "CDeviceSQL"]),
         .target(name: "CProcess", path: "Sources/CProcess"),
         .target(name: "CGetopt", path: "Sources/CGetopt"),
         .target(name: "Simulation", dependencies: ["MigrationCore", "CSQLite", "CSpaceVFS", "CProcess"]),

@@ -49,7 +49,7 @@ func runClockBenchmark(arguments: [String]) throws {
         case "corpus":
             cases += try ClockBench.corpusCases(root: root, rows: corpusRows, executable: executable)
         default:
-            guard let change = RunBench.Change(rawValue: name), change != .verify else {
+            guard let change = RunBench.Change(rawValue: name), change != .verify, change != .check else {
                 throw BenchError("unknown case \(name); use notes, rebuild, chunked, add-column, backfill or corpus")
             }
             cases.append(try ClockBench.runCase(change, root: root, rows: rows))
@@ -129,7 +129,7 @@ enum ClockBench {
     static func notesCase(root: String, rows: Int, executable: String) throws -> Case {
         let plan = repositoryFile("Config/plans/notes.json")
         let database = root + "/notes-base.db"
-        try Program(executable, ["synthesize", "--plan", plan, "--version", "1", "--rows", "notes=\(rows)", "--out", database]).run()
+        try Program(executable, ["synthesize", "--plan", plan, "--version", "1", "--rows", "notes=\(rows)", "--out", database, "--synthesis-cache", "off"]).run()
         return Case(slug: "notes", name: "notes plan, \(rows) rows", database: database, plan: plan)
     }
 
@@ -173,7 +173,7 @@ enum ClockBench {
             }.joined(separator: ",")
             let database = root + "/\(app)-base.db"
             try Program(
-                executable, ["synthesize", "--plan", plan, "--version", "1", "--rows", rowsOption, "--like", sample, "--out", database],
+                executable, ["synthesize", "--plan", plan, "--version", "1", "--rows", rowsOption, "--like", sample, "--out", database, "--synthesis-cache", "off"],
                 quiet: true
             ).run()
             return Case(slug: app, name: "\(app), \(largest.key) \(rows) rows", database: database, plan: plan)

@@ -2,7 +2,7 @@ import Foundation
 import MigrationCore
 
 /// `preflight-bench run [--rows 1000000] [--runs 5] [--warmup 1] [--modes delete,wal]
-///  [--cases rebuild,chunked,add-column,backfill,verify] [--dir DIR] [--preflight PATH]`
+///  [--cases rebuild,chunked,add-column,backfill,verify,check] [--dir DIR] [--preflight PATH]`
 /// `preflight-bench run --scaling [--scaling-rows 10000,100000,1000000,5000000] [--runs 3] [--modes delete]`
 ///
 /// What a rehearsal costs over doing the same SQL by hand, whole processes each time:
@@ -23,7 +23,10 @@ import MigrationCore
 /// - `backfill`: a `backfill` step rewriting the titles of the first 100,000 rows at
 ///   `batch_rows` 10,000, against the CLI committing the same key ranges;
 /// - `verify`: `--verify full` of a file with nothing to migrate, against the CLI's
-///   `PRAGMA integrity_check` and its `count(*)` of the table.
+///   `PRAGMA integrity_check` and its `count(*)` of the table;
+/// - `check`: a file with nothing to migrate, against the CLI's `PRAGMA quick_check` and
+///   its `count(*)`: what the inspection's check of the upload and its counts cost, beside
+///   the least a rehearsal does.
 /// In rollback-journal and WAL mode, both sides with the library's connection defaults
 /// (Preflight's `default` device).
 ///
@@ -113,7 +116,7 @@ enum PageCache {
 
 enum RunBench {
     enum Change: String, CaseIterable {
-        case rebuild, chunked, addColumn = "add-column", backfill, verify
+        case rebuild, chunked, addColumn = "add-column", backfill, verify, check
 
         var label: String {
             switch self {
@@ -122,6 +125,7 @@ enum RunBench {
             case .addColumn: return "ADD COLUMN + CREATE INDEX vs the CLI in one transaction"
             case .backfill: return "backfill of \(backfillRows) rows, batch_rows \(backfillBatch), vs the CLI committing the same ranges"
             case .verify: return "verify full, nothing to migrate, vs the CLI's integrity_check + count(*)"
+            case .check: return "nothing to migrate, vs the CLI's quick_check + count(*)"
             }
         }
 
@@ -199,15 +203,16 @@ enum RunBench {
         let outside = Int(middle.seconds * 1000) - middle.totalMs
         let parts = [
             "hash \(phase("hash_ms")) (beside the launches)", "copy \(phase("copy_ms"))",
-            "counts \(phase("count_ms")) (beside the copy, for a file without a WAL)",
+            "counts \(phase("count_ms")) (beside the copy, for a file without a WAL; the upload's quick_check \(phase("check_ms")) of it)",
             "worker start \(middle.startMs) (\(beforeGo) of it before its go, beside the copy)", "step \(middle.stepsMs)",
             "launch close \(launchRest)", "verification \(phase("verify_ms"))", "report \(phase("report_ms"))",
             "process start and output \(outside)",
         ]
         print("    where the median run's \(Int(middle.seconds * 1000)) ms went (ms): \(parts.joined(separator: ", "))")
-        if change == .verify {
-            let check = try timeCheck(base, copy: root + "/check.db")
-            print("    the verify phase alone against the CLI's check alone (no cp): \(phase("verify_ms")) ms vs \(check) ms")
+        if change == .verify || change == .check {
+            let check = try timeCheck(change, base: base, copy: root + "/check.db")
+            let (name, ms) = change == .verify ? ("verify phase", phase("verify_ms")) : ("quick_check of the upload", phase("check_ms"))
+            print("    the \(name) alone against the CLI's check alone (no cp): \(ms) ms vs \(check) ms")
         }
         return result
     }
@@ -236,7 +241,7 @@ enum RunBench {
             return ["version": 2, "name": "change", "backfill": [
                 "table": "notes", "set": backfillSet, "where": "id <= \(backfillRows)", "batch_rows": backfillBatch,
             ]]
-        case .verify: return nil
+        case .verify, .check: return nil
         }
     }
 
@@ -270,6 +275,8 @@ enum RunBench {
             return batches.joined(separator: "\n")
         case .verify:
             return "PRAGMA integrity_check;\nSELECT count(*) FROM notes;"
+        case .check:
+            return "PRAGMA quick_check;\nSELECT count(*) FROM notes;"
         }
     }
 
@@ -309,11 +316,12 @@ enum RunBench {
         return cp.seconds + shell.seconds
     }
 
-    /// Milliseconds of the CLI's integrity_check and count on a copy, without the cp.
-    static func timeCheck(_ base: String, copy: String) throws -> Int {
+    /// Milliseconds of the CLI's check (`verify`: integrity_check, `check`: quick_check)
+    /// and count on a copy, without the cp.
+    static func timeCheck(_ change: Change, base: String, copy: String) throws -> Int {
         try BenchmarkNotes.freshCopy(of: base, at: copy)
         try PageCache.warm(copy)
-        return Int(try runSQLiteShell(copy, script: byHandScript(.verify, rows: 0)) * 1000)
+        return Int(try runSQLiteShell(copy, script: byHandScript(change, rows: 0)) * 1000)
     }
 
     static func format(_ seconds: Double) -> String { String(format: "%.2f", seconds) }

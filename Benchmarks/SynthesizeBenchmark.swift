@@ -37,7 +37,7 @@ func runSynthesizeBenchmark(arguments: [String]) throws {
         let byHand = root + "/by-hand-\(run).db"
         sync()
         let preflight = try Program(
-            executable, ["synthesize", "--plan", plan, "--version", "1", "--rows", "items=\(rows)", "--like", sample, "--out", made]
+            executable, ["synthesize", "--plan", plan, "--version", "1", "--rows", "items=\(rows)", "--like", sample, "--out", made, "--synthesis-cache", "off"]
         ).run().seconds
         sync()
         let shell = try runSQLiteShell(

@@ -19,6 +19,10 @@ func progressLine(_ event: MigrationEvent, plan: Plan) -> String? {
         return step.map { "\($0): applied" + (event.rows == nil ? "" : " (\(counts(event)))") }
     case .finished:
         return "at version \(event.userVersion ?? 0)"
+    case .createStarted:
+        return "creating the schema (the framework's create path)"
+    case .databaseErased:
+        return event.failure?.message
     case .stepStarted, .statementStarted, .phaseStarted, .versionCommitted, .stepFailed:
         // The step's batches say it runs (this gate runs per step, so each step commits its
         // version itself); a failure is the migration's ending, told once.

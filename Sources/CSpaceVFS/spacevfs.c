@@ -120,6 +120,7 @@
 
 #include <sqlite3.h>
 
+#include "pagecache.h"
 #include "spacevfs.h"
 
 /*
@@ -151,6 +152,7 @@ struct SpaceNode {
   int bEmbedded;        /* Lives inside a SpaceFile: never freed */
   i64 szFile;           /* Counted size of the file */
   i64 szShm;            /* Counted size of its -shm (main databases only) */
+  SpacePages *pPages;   /* Its pages in the kernel's page cache (pagecache.h) */
   SpaceNode *pNext;     /* Next in gSpace.pNodes */
 };
 
@@ -188,6 +190,7 @@ static struct {
   int bRecording;              /* Operations are logged to fdLog */
   int fdLog;                   /* The operation log (spacevfs_record_operations) */
   int bCountFlushesOnly;       /* Syncs are counted, not passed on (spacevfs_count_flushes_only) */
+  int bPagesPaused;            /* Reads leave the page cache as it is (spacevfs_pause_pages) */
 } gSpace = { .mutex = PTHREAD_MUTEX_INITIALIZER };
 
 #define REALVFS (gSpace.pReal)
@@ -290,6 +293,8 @@ static void spaceSetShmSize(SpaceNode *pNode, i64 szNew){
 
 /* Frees a node already out of the list (one embedded in its file stays). */
 static void spaceFreeNode(SpaceNode *pNode){
+  spacePagesDetach(pNode->pPages, 0);
+  pNode->pPages = 0;
   if( !pNode->bEmbedded ){
     sqlite3_free(pNode->zName);
     sqlite3_free(pNode);
@@ -301,6 +306,9 @@ static void spaceDropNode(SpaceNode *pNode){
   SpaceNode **pp;
   spaceSetSize(pNode, 0);
   spaceSetShmSize(pNode, 0);
+  /* The kernel drops a deleted file's pages. */
+  spacePagesDetach(pNode->pPages, 1);
+  pNode->pPages = 0;
   for(pp=&gSpace.pNodes; *pp; pp=&(*pp)->pNext){
     if( *pp==pNode ){ *pp = pNode->pNext; break; }
   }
@@ -353,6 +361,23 @@ static void spaceMergeDirty(SpaceFile *p){
     }
   }
   p->nDirty = n + 1;
+}
+
+/*
+** The bytes a flush of the merged dirty ranges writes: every page they touch,
+** once (two ranges that end and start in one page share it).
+*/
+static i64 spaceDirtyPageBytes(SpaceFile *p){
+  i64 nPages = 0, iLast = -1;
+  int i;
+  for(i=0; i<p->nDirty; i++){
+    i64 iFirst = p->aDirty[i].iStart/SPACE_PAGE_SIZE;
+    i64 iEnd = (p->aDirty[i].iEnd + SPACE_PAGE_SIZE - 1)/SPACE_PAGE_SIZE;
+    if( iFirst<=iLast ) iFirst = iLast + 1;
+    if( iEnd>iFirst ) nPages += iEnd - iFirst;
+    if( iEnd-1>iLast ) iLast = iEnd - 1;
+  }
+  return nPages*SPACE_PAGE_SIZE;
 }
 
 /*
@@ -417,7 +442,11 @@ static void spaceAfterIo(void){
   if( xHook ) xHook();
 }
 
-/* Read, counted per class (calls and bytes asked for). */
+/*
+** Read, counted per class: calls and bytes asked for, and, through the page
+** cache (pagecache.h), the pages it found there and the bytes and random
+** reads that went to flash.
+*/
 static int spaceRead(sqlite3_file *pFile, void *zBuf, int iAmt,
                      sqlite3_int64 iOfst){
   SpaceFile *p = (SpaceFile*)pFile;
@@ -429,9 +458,17 @@ static int spaceRead(sqlite3_file *pFile, void *zBuf, int iAmt,
     pS->window.reads[p->eClass]++;
     pS->run.bytes_read[p->eClass] += iAmt;
     pS->window.bytes_read[p->eClass] += iAmt;
-    if( iOfst!=p->iReadEnd ){
-      pS->run.random_reads[p->eClass]++;
-      pS->window.random_reads[p->eClass]++;
+    if( !gSpace.bPagesPaused ){
+      int64_t nCached = 0;
+      i64 nFlash = spacePagesTouch(p->pNode->pPages, iOfst, iAmt, &nCached);
+      pS->run.cached_pages[p->eClass] += nCached;
+      pS->window.cached_pages[p->eClass] += nCached;
+      pS->run.flash_bytes_read[p->eClass] += nFlash*SPACE_PAGE_SIZE;
+      pS->window.flash_bytes_read[p->eClass] += nFlash*SPACE_PAGE_SIZE;
+      if( nFlash>0 && iOfst!=p->iReadEnd ){
+        pS->run.random_reads[p->eClass]++;
+        pS->window.random_reads[p->eClass]++;
+      }
     }
   }
   p->iReadEnd = iOfst + iAmt;
@@ -482,6 +519,13 @@ static int spaceWrite(sqlite3_file *pFile, const void *zBuf, int iAmt,
       gSpace.pStats->run.write_calls[p->eClass]++;
       gSpace.pStats->window.write_calls[p->eClass]++;
       if( spaceIsDurable(p->eClass) ) spaceNoteDirty(p, iOfst, iEnd);
+      /* Every page written is copied into the page cache, and stays there. */
+      {
+        int64_t nCached = 0;
+        i64 nPages = spacePagesTouch(p->pNode->pPages, iOfst, iAmt, &nCached) + nCached;
+        gSpace.pStats->run.cached_pages[p->eClass] += nPages;
+        gSpace.pStats->window.cached_pages[p->eClass] += nPages;
+      }
     }
     if( iEnd>p->pNode->szFile ) spaceSetSize(p->pNode, iEnd);
     if( gSpace.bRecording ) spaceLog(SPACEVFS_OP_WRITE, p->eClass, 0, iOfst, iAmt, zBuf);
@@ -504,6 +548,7 @@ static int spaceTruncate(sqlite3_file *pFile, sqlite3_int64 size){
     }
     pthread_mutex_lock(&gSpace.mutex);
     spaceSetSize(p->pNode, size);
+    spacePagesTruncate(p->pNode->pPages, size);
     if( gSpace.bRecording ) spaceLog(SPACEVFS_OP_TRUNCATE, p->eClass, 0, size, 0, 0);
     pthread_mutex_unlock(&gSpace.mutex);
   }
@@ -528,9 +573,13 @@ static int spaceSync(sqlite3_file *pFile, int flags){
     pS->run.syncs[p->eClass]++;
     pS->window.syncs[p->eClass]++;
     if( spaceIsDurable(p->eClass) ){
+      i64 nFlushed;
       spaceMergeDirty(p);
+      nFlushed = spaceDirtyPageBytes(p);
       pS->run.flushed_extents[p->eClass] += p->nDirty;
       pS->window.flushed_extents[p->eClass] += p->nDirty;
+      pS->run.flushed_bytes[p->eClass] += nFlushed;
+      pS->window.flushed_bytes[p->eClass] += nFlushed;
       p->nDirty = 0;
       pS->durable_syncs++;
       if( gSpace.eFault==SPACEVFS_FAULT_KILL_BEFORE_SYNC
@@ -773,6 +822,7 @@ static int spaceOpen(sqlite3_vfs *pVfs, sqlite3_filename zName,
   }
   pNode->nRef++;
   p->pNode = pNode;
+  if( pNode->pPages==0 ) pNode->pPages = spacePagesAttach(pNode->zName, szReal);
   spaceSetSize(pNode, szReal);
   if( bCreated && gSpace.bRecording ) spaceLog(SPACEVFS_OP_CREATE, p->eClass, 0, 0, 0, 0);
   pthread_mutex_unlock(&gSpace.mutex);
@@ -877,7 +927,7 @@ int spacevfs_stats_create(const char *zPath, int64_t quotaBytes){
     n -= (size_t)w;
   }
   if( close(fd)!=0 && err==0 ) err = errno;
-  return err;
+  return err ? err : spacePagesCreate(zPath);
 }
 
 /*
@@ -926,7 +976,7 @@ int spacevfs_stats_read(const char *zPath, spacevfs_stats *pOut){
 */
 int spacevfs_register(const char *zStatsPath){
   spacevfs_stats *pNew, *pOld;
-  SpaceNode **pp;
+  SpaceNode **pp, *pNode;
   int rc = SQLITE_OK;
   int bFirst;
 
@@ -956,15 +1006,22 @@ int spacevfs_register(const char *zStatsPath){
   pOld = gSpace.pStats;
   gSpace.pStats = pNew;
   spaceZeroCurrent(pNew);
+  /* Open files' pages move to the new pages file (their bits to the old one's fate). */
+  for(pNode=gSpace.pNodes; pNode; pNode=pNode->pNext){
+    spacePagesDetach(pNode->pPages, 0);
+    pNode->pPages = 0;
+  }
+  spacePagesMap(zStatsPath);
   /* Closed files belonged to the old accounting; open ones count here. */
   pp = &gSpace.pNodes;
   while( *pp ){
-    SpaceNode *pNode = *pp;
+    pNode = *pp;
     if( pNode->nRef==0 ){
       *pp = pNode->pNext;
       spaceFreeNode(pNode);
       continue;
     }
+    pNode->pPages = spacePagesAttach(pNode->zName, pNode->szFile);
     if( pNode->nShmRef==0 ) pNode->szShm = 0;
     spaceAdjust(pNode->eClass, pNode->szFile);
     spaceAdjust(SPACEVFS_CLASS_SHM, pNode->szShm);
@@ -1008,6 +1065,10 @@ void spacevfs_window_begin(int32_t tag){
     memset(pW->reads, 0, sizeof(pW->reads));
     memset(pW->bytes_read, 0, sizeof(pW->bytes_read));
     memset(pW->flushed_extents, 0, sizeof(pW->flushed_extents));
+    memset(pW->random_reads, 0, sizeof(pW->random_reads));
+    memset(pW->flash_bytes_read, 0, sizeof(pW->flash_bytes_read));
+    memset(pW->cached_pages, 0, sizeof(pW->cached_pages));
+    memset(pW->flushed_bytes, 0, sizeof(pW->flushed_bytes));
     pS->window_tag = tag;
     pS->window_start_bytes = pS->run.total_bytes;
   }
@@ -1025,6 +1086,28 @@ void spacevfs_set_io_hook(void (*xHook)(void)){
 void spacevfs_count_flushes_only(int bOn){
   pthread_mutex_lock(&gSpace.mutex);
   gSpace.bCountFlushesOnly = bOn!=0;
+  pthread_mutex_unlock(&gSpace.mutex);
+}
+
+/* The page cache's start and pauses (see spacevfs.h). */
+void spacevfs_pages_warm_at_open(int bOn){
+  pthread_mutex_lock(&gSpace.mutex);
+  spacePagesWarmAtOpen(bOn);
+  pthread_mutex_unlock(&gSpace.mutex);
+}
+
+int spacevfs_forget_pages(const char *zPath){
+  SpaceNode *pNode;
+  pthread_mutex_lock(&gSpace.mutex);
+  pNode = spaceFindNode(zPath);
+  if( pNode ) spacePagesTruncate(pNode->pPages, 0);
+  pthread_mutex_unlock(&gSpace.mutex);
+  return pNode ? 0 : ENOENT;
+}
+
+void spacevfs_pause_pages(int bOn){
+  pthread_mutex_lock(&gSpace.mutex);
+  gSpace.bPagesPaused = bOn!=0;
   pthread_mutex_unlock(&gSpace.mutex);
 }
 

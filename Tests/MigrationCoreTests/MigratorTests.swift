@@ -141,7 +141,7 @@ struct MigratorTests {
             Issue.record("expected refused, got \(ending)")
             return
         }
-        #expect(failure.kind == "future_version")
+        #expect(failure.kind.rawValue == "future_version")
         #expect(FixtureDatabase.sha256(of: path) == before)
         // Above --target is refused too.
         let path2 = try FixtureDatabase.create(at: directory.file("b.db"), sql: "CREATE TABLE a(x); PRAGMA user_version = 2;")
@@ -159,7 +159,7 @@ struct MigratorTests {
             Issue.record("expected refused, got \(ending)")
             return
         }
-        #expect(failure.kind == "foreign_application_id")
+        #expect(failure.kind.rawValue == "foreign_application_id")
         #expect(FixtureDatabase.sha256(of: foreign) == before)
 
         let unowned = try FixtureDatabase.create(at: directory.file("u.db"), sql: "CREATE TABLE a(x); PRAGMA user_version = 1;")

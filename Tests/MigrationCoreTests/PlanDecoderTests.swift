@@ -4,11 +4,11 @@ import TestSupport
 
 @Suite("Plan decoding")
 struct PlanDecoderTests {
-    private func decode(_ json: String) throws(PlanError) -> Plan {
+    func decode(_ json: String) throws(PlanError) -> Plan {
         try PlanDecoder.decode(Array(json.utf8))
     }
 
-    private func rejection(_ json: String) -> String? {
+    func rejection(_ json: String) -> String? {
         do {
             _ = try decode(json)
             return nil

@@ -103,7 +103,7 @@ import Testing
         let reference = try RebuildSnapshot(referencePath)
 
         var launches = 0
-        var ending: Migrator.Ending = .stopped(.failed, Failure(kind: "none", message: "not run"))
+        var ending: Migrator.Ending = .stopped(.failed, Failure(kind: .sqlError, message: "not run"))
         while ending != .reached(version: 2) && launches < 40 {
             launches += 1
             ending = try RebuildFixture.relaunch(path, plan, hooks: RebuildFixture.kill(afterBatches: 3)).0

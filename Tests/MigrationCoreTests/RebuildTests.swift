@@ -255,6 +255,17 @@ import Testing
         #expect(try ProgressStore.decodeKey(ProgressStore.encodeKey(key)) == key)
     }
 
+    /// An INTEGER key is written without JSONEncoder, as it would write it: a cursor saved
+    /// by an earlier build reads back the same, and so does one this build saves.
+    @Test func integerCursorsAreTheJSONThatJSONEncoderWrites() throws {
+        let keys: [[SQLiteValue]] = [[.integer(0)], [.integer(-7)], [.integer(.max), .integer(.min)], [.integer(42), .text("a")], []]
+        for key in keys {
+            let written = try ProgressStore.encodeKey(key)
+            #expect(written == .text(String(decoding: try JSONEncoder().encode(key), as: UTF8.self)))
+            #expect(try ProgressStore.decodeKey(written) == key)
+        }
+    }
+
     @Test func rebuildWithFollowingBackfillAndSQLSteps() throws {
         // The contract's example plan, end to end.
         let scratch = try RebuildScratch()

@@ -182,7 +182,7 @@ struct RunnerMigratorTests {
         let (ending, _) = migrate(path, try plan("room"))
         #expect(ending == .stopped(.failed, Failure(
             kind: Failure.Kind.missingMigration,
-            message: #"the file is at user_version -1, and plan "items" has no migration from there (its steps start at version 1): Room fails at every launch with "A migration from -1 to 5 was required but not found""#)))
+            message: #"the file is at user_version -1, below the plan's base version 1, the oldest its steps start from: Room fails at every launch with "A migration from -1 to 5 was required but not found" (the plan's room_destructive_fallback is off)"#)))
         let (perStep, _) = migrate(path, try plan("per_step"))
         guard case .stopped(.refused, let refusal) = perStep else {
             Issue.record("per_step did not refuse: \(perStep)")
@@ -214,7 +214,7 @@ struct RunnerMigratorTests {
         }
         #expect(failure.kind == Failure.Kind.schemaValidation)
         #expect(failure.step == 5)
-        #expect(failure.message.contains("column items.label: type TEXT after upgrade, INTEGER in fresh install"), "\(failure.message)")
+        #expect(failure.message.contains(#"column items.label: affinity TEXT (type "TEXT"), expected INTEGER (type "INTEGER")"#), "\(failure.message)")
         #expect(try FixtureDatabase.userVersion(at: wrong) == 1)
         #expect(!FileManager.default.fileExists(atPath: wrong + "-room-expected"))
     }

@@ -323,11 +323,7 @@ struct SpaceVFSTests {
     /// follows are no run at all: a WAL's frames wait for a checkpoint.
     @Test func aSyncFlushesACopyAsFewRunsAndScatteredUpdatesAsMany() throws {
         let scratch = try Scratch()
-        try scratch.startAccounting()
-        let db = try TestDB(scratch.path("main.db"))
-        try db.run("PRAGMA journal_mode=DELETE; PRAGMA cache_size=50")
-        try db.run("CREATE TABLE t(id INTEGER PRIMARY KEY, payload TEXT)")
-        try db.run(insertRows(20_000))
+        let db = try scratch.countedTable(pragmas: "PRAGMA journal_mode=DELETE; PRAGMA cache_size=50")
 
         let copy = try windowCounters(db, "CREATE TABLE copy(id INTEGER PRIMARY KEY, payload TEXT); INSERT INTO copy SELECT * FROM t")
         let scattered = try windowCounters(db, "UPDATE t SET payload = 'x' || substr(payload, 2) WHERE id % 100 = 0")
@@ -352,6 +348,66 @@ struct SpaceVFSTests {
         // The checkpoint syncs the WAL, its frames one run, then writes the pages in place.
         #expect(checkpoint.flushedExtents(.wal) == 1)
         #expect(checkpoint.flushedExtents(.main) * 2 > checkpoint.writeCalls(.main))
+    }
+
+    // MARK: - The kernel's page cache
+
+    /// A file the job did not read yet is read from flash, every page of it; read again once
+    /// SQLite's own small cache lost it, each page is a copy from the kernel's page cache and
+    /// nothing reaches the flash. A relaunch (the shim mapped again on the job's stats file,
+    /// as each worker does) finds the pages still cached, as a phone's kernel keeps a killed
+    /// app's file pages; a new job starts cold.
+    @Test func aPageReadOnceIsCachedForTheJobAndItsRelaunches() throws {
+        let scratch = try Scratch()
+        try scratch.buildFixture("main.db", rows: 20_000)
+        let statsPath = try scratch.startAccounting()
+        let pages = scratch.size("main.db") / 4096
+        func scan() throws -> spacevfs_counters {
+            let db = try TestDB(scratch.path("main.db"))
+            try db.run("PRAGMA cache_size=10")
+            let counters = try windowCounters(db, "SELECT count(*), sum(length(payload)) FROM t")
+            db.close()
+            return counters
+        }
+        let cold = try scan()
+        #expect(pages > 100)
+        // Page 1 was read when the file was opened, before the window began.
+        #expect(cold.flashBytesRead(.main) >= (pages - 1) * 4096)
+        #expect(cold.cachedPages(.main) <= 1)
+        let again = try scan()
+        #expect(again.flashBytesRead(.main) == 0 && again.randomReads(.main) == 0)
+        #expect(again.cachedPages(.main) >= pages - 1)
+
+        #expect(spacevfs_register(statsPath) == SQLITE_OK)
+        let relaunched = try scan()
+        #expect(relaunched.flashBytesRead(.main) == 0 && relaunched.cachedPages(.main) >= pages - 1)
+
+        try scratch.startAccounting(named: "next-job.stats")
+        let nextJob = try scan()
+        #expect(nextJob.flashBytesRead(.main) >= (pages - 1) * 4096)
+    }
+
+    /// A sync writes the pages dirtied since the last one, each once however often it was
+    /// written; writes no sync follows reach no flash. A row updated in a hundred commits at
+    /// WAL's NORMAL flushes nothing until the checkpoint, which writes its page once.
+    @Test func aSyncFlushesEachDirtyPageOnce() throws {
+        let scratch = try Scratch()
+        let db = try scratch.countedTable(pragmas: "PRAGMA journal_mode=DELETE")
+
+        // The row's leaf page, and page 1, whose change counter every commit bumps.
+        let oneRow = try windowCounters(db, "UPDATE t SET payload = 'changed' WHERE id = 10000")
+        #expect(oneRow.flushedBytes(.main) == 2 * 4096)
+
+        #expect(try db.text("PRAGMA journal_mode=WAL") == "wal")
+        try db.run("PRAGMA synchronous=NORMAL; PRAGMA wal_autocheckpoint=0; PRAGMA wal_checkpoint(TRUNCATE)")
+        spacevfs_window_begin(0)
+        for round in 0..<100 { try db.run("UPDATE t SET payload = 'round \(round)' WHERE id = 10000") }
+        let commits = snapshot().window
+        let checkpoint = try windowCounters(db, "PRAGMA wal_checkpoint(TRUNCATE)")
+        db.close()
+        #expect(commits.writeCalls(.wal) >= 100)
+        #expect(commits.flushedBytes(.wal) <= 4096 && commits.flushedBytes(.main) == 0)
+        #expect(checkpoint.flushedBytes(.main) == 4096)
     }
 
     // MARK: - Re-registration
@@ -400,6 +456,9 @@ extension spacevfs_counters {
     fileprivate func flushedExtents(_ c: FileClass) -> Int64 { Self.element(flushed_extents, c) }
     fileprivate func reads(_ c: FileClass) -> Int64 { Self.element(reads, c) }
     fileprivate func randomReads(_ c: FileClass) -> Int64 { Self.element(random_reads, c) }
+    fileprivate func flashBytesRead(_ c: FileClass) -> Int64 { Self.element(flash_bytes_read, c) }
+    fileprivate func cachedPages(_ c: FileClass) -> Int64 { Self.element(cached_pages, c) }
+    fileprivate func flushedBytes(_ c: FileClass) -> Int64 { Self.element(flushed_bytes, c) }
 
     private static func element(_ tuple: (Int64, Int64, Int64, Int64, Int64), _ c: FileClass) -> Int64 {
         withUnsafeBytes(of: tuple) { $0.load(fromByteOffset: c.rawValue * 8, as: Int64.self) }
@@ -481,6 +540,17 @@ private final class Scratch {
         try #require(spacevfs_stats_create(statsPath, quota) == 0)
         try #require(spacevfs_register(statsPath) == SQLITE_OK)
         return statsPath
+    }
+
+    /// `main.db` through the shim with its accounting started, `pragmas` run on it, and a
+    /// table of 20,000 rows.
+    func countedTable(pragmas: String) throws -> TestDB {
+        try startAccounting()
+        let db = try TestDB(path("main.db"))
+        try db.run(pragmas)
+        try db.run("CREATE TABLE t(id INTEGER PRIMARY KEY, payload TEXT)")
+        try db.run(insertRows(20_000))
+        return db
     }
 
     /// A rollback-journal database with `rows` rows, written through the default VFS.

@@ -120,7 +120,7 @@ struct CapacityTests {
             ])
         #expect(json["capacity_version"] as? Int == 1)
         let point = try #require((json["points"] as? [[String: Any]])?.first)
-        #expect(Set(point.keys) == ["rows", "bytes", "outcome", "launches", "elapsed_ms", "device_ms", "peak_bytes", "steps"])
+        #expect(Set(point.keys) == ["rows", "bytes", "outcome", "launches", "elapsed_ms", "device_ms", "peak_bytes", "steps", "cached"])
         let step = try #require((point["steps"] as? [[String: Any]])?.first)
         #expect(Set(step.keys) == ["version", "elapsed_ms", "device_ms", "peak_bytes"])
         let limitJSON = try #require(json["limit"] as? [String: Any])
@@ -185,6 +185,27 @@ struct CapacityTests {
             let dom = try Chromium.dumpDOM("file://" + chart)
             #expect(dom.contains("capacity-deadline"))
         }
+    }
+
+    /// A second search of the same plan takes every size it tried before from the synthesis
+    /// cache, and answers the same sizes and outcomes.
+    @Test func aSecondSearchTakesItsSizesFromTheSynthesisCache() throws {
+        let plan = try writePlan(Self.rewritePlan(), "rewrite.json")
+        let arguments = [
+            "--plan", plan, "--device", "android-30", "--max-rows", "4000", "--synthesis-cache", directory.file("cache"),
+            "--synthesis-cache-bytes", "100000000",
+        ]
+        let answers = try [1, 2].map { _ in
+            let result = try PreflightProcess.run(["capacity"] + arguments)
+            #expect(result.status == 0, "stderr: \(result.stderr)")
+            return try JSONDecoder().decode(CapacityAnswer.self, from: result.stdout)
+        }
+        #expect(answers[0].points.count > 1)
+        #expect(answers[0].points.allSatisfy { $0.cached == false })
+        #expect(answers[1].points.allSatisfy { $0.cached == true })
+        #expect(answers[0].points.map(\.rows) == answers[1].points.map(\.rows))
+        #expect(answers[0].points.map(\.bytes) == answers[1].points.map(\.bytes))
+        #expect(answers[0].points.map(\.outcome) == answers[1].points.map(\.outcome))
     }
 
     @Test func usageErrors() throws {

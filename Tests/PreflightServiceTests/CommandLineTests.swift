@@ -62,7 +62,7 @@ import PreflightService
         (["serve", "--", "--config", "x"], "preflight serve: unexpected argument \"--config\""),
         (["worker", "migrate", "--job=/nonexistent", "--parent=me"], "preflight worker: --parent must be a process id, got \"me\""),
         (["worker", "--", "--job"], "preflight worker: unknown task \"--job\""),
-        (["plan", "import", "--from=liquibase", "x"], "preflight plan import: --from must be sqldelight, flyway, sql-dir, got \"liquibase\""),
+        (["plan", "import", "--from=liquibase", "x"], "preflight plan import: --from must be room, sqldelight, flyway, sql-dir, got \"liquibase\""),
         (["plan", "import", "--from", "flyway", "--", "--name"], "preflight plan import: cannot import --name: "),
         (["--", "--version"], "preflight: unknown command \"--version\""),
     ])

@@ -3,6 +3,7 @@ import Glibc
 import Testing
 import TestSupport
 import Simulation
+@testable import PreflightService
 
 /// The device clock: launches timed and killed on the device's modelled time, which moves
 /// with the work done, so that a verdict is the same on any machine under any load.
@@ -133,6 +134,40 @@ struct DeviceClockTests {
         // The sort compares each text some log2(20,000) times, each comparison through the
         // collation dearer on the test phone than the instruction that fed it the row.
         #expect(nocase > binary * 1.5, "NOCASE \(nocase) ms of CPU against BINARY \(binary) ms")
+    }
+
+    /// A launch that ends before the watchdog, but closer to it than the model can be sure
+    /// of, is at risk: the report says so on the launch and in a warning, and the text
+    /// summary too. With the deadline well past the band's top, the same launch is not.
+    /// The device clock puts the launch at the same time on every run, so the watchdog can
+    /// be set just above it.
+    @Test func aLaunchEndingWithinItsBandOfTheWatchdogIsAtRisk() throws {
+        let directory = TemporaryDirectory("device-clock")
+        let devices = try SlowPhone.devicesDirectory(in: directory)
+        let database = try database(in: directory)
+        let plan = try plan(chunked: true, in: directory)
+        let modelled = try unwatchedDeviceMs(database, plan: plan, devices: devices, in: directory)
+
+        let near = modelled + max(1, modelled / 50)
+        let atRisk = try run(database, plan: plan, devices: devices, in: directory, ["--watchdog-ms", String(near)])
+        #expect(atRisk.outcome == .completed)
+        let launch = try #require(atRisk.launches.first)
+        #expect(launch.ended == .finished && launch.deviceMs == modelled)
+        let band = try #require(launch.deviceBand)
+        #expect(band.lowMs < modelled && modelled < near && near <= band.highMs)
+        #expect(launch.atRisk)
+        let warning = try #require(atRisk.warnings.first { $0.code == "launch_at_risk" })
+        #expect(warning.message.contains("\(near - modelled) ms before the \(near) ms watchdog"))
+        let text = String(decoding: ReportRendering.render(atRisk, as: .rendered(.text)), as: UTF8.self)
+        #expect(text.contains("at risk (\(band.lowMs)-\(band.highMs) ms)"))
+        #expect(text.contains("warning launch_at_risk"))
+
+        let far = band.highMs + 1_000
+        let safe = try run(database, plan: plan, devices: devices, in: directory, ["--watchdog-ms", String(far)])
+        #expect(safe.outcome == .completed)
+        #expect(safe.launches.first?.deviceMs == modelled)
+        #expect(safe.launches.first?.atRisk == false)
+        #expect(!safe.warnings.contains { $0.code == "launch_at_risk" })
     }
 
     @Test func theTextSummarySaysWhichTimesAreModelled() throws {

@@ -48,7 +48,7 @@ struct DeviceEngineTests {
         #expect(android.status == 1)
         #expect(android.report.outcome == .failed)
         let failure = try #require(android.report.failure)
-        #expect(failure.kind == "sql_error")
+        #expect(failure.kind == .sqlError)
         #expect(failure.message.contains("no such function: sqrt"), "\(failure.message)")
         #expect(android.report.sqlite == SQLiteReport(device: "3.44", engine: "3.44.0", options: .android))
 

@@ -67,7 +67,7 @@ struct DeviceRunTests {
         #expect(iPhone.status == 1)
         #expect(iPhone.report.outcome == .failed)
         let failure = try #require(iPhone.report.failure)
-        #expect(failure.kind == "sql_error")
+        #expect(failure.kind.rawValue == "sql_error")
         #expect(failure.message.contains("error in view item_names: no such table: main.items"), "\(failure.message)")
         #expect(failure.statement == "ALTER TABLE items_new RENAME TO items")
         #expect(iPhone.report.final?.userVersion == 1)
@@ -82,7 +82,7 @@ struct DeviceRunTests {
         #expect(old.status == 1)
         #expect(old.report.outcome == .failed)
         let failure = try #require(old.report.failure)
-        #expect(failure.kind == "sqlite_too_old")
+        #expect(failure.kind.rawValue == "sqlite_too_old")
         #expect(failure.step == 2)
         #expect(failure.statement == "ALTER TABLE notes DROP COLUMN body")
         #expect(failure.sqliteCode == 1)
@@ -172,7 +172,7 @@ struct DeviceRunTests {
     /// under a 100 s watchdog on a device 100 times slower is killed by the watchdog (after
     /// a second here), long before the job's own time limit would end it; the same
     /// watchdog at `time_scale` 1 leaves an unheld run to complete.
-    @Test func theWatchdogKillsAtWatchdogOverTimeScale() throws {
+    @Test func onTheWallClockTheWatchdogKillsAtWatchdogOverTimeScale() throws {
         let directory = TemporaryDirectory("device-time")
         let database = try eventsDatabase(rows: 100, in: directory)
         let plan = try indexPlan(in: directory)
@@ -226,7 +226,7 @@ struct DeviceRunTests {
         #expect(killed.status == 1)
         #expect(killed.report.outcome == .failed)
         let failure = try #require(killed.report.failure)
-        #expect(failure.kind == "memory")
+        #expect(failure.kind.rawValue == "memory")
         #expect(failure.step == 2)
         #expect(failure.message.contains("memory_limit_bytes"), "\(failure.message)")
         #expect(killed.report.launches.map(\.ended) == [.killed])

@@ -4,21 +4,23 @@ import TestSupport
 
 @testable import PreflightService
 
-/// Issue 34's first attack: one client trickling uploads held every admission place, so a
-/// real request got 503 while no job ran. Each client now holds at most its share
-/// (`max_uploads_per_client`, `max_jobs_per_client`).
+/// Clients trickling uploads cannot lock others out. Issue 34: one client trickling uploads
+/// held every admission place; each client now has at most its share
+/// (`max_uploads_per_client`, `max_jobs_per_client`). Issue 50: ten clients trickling one
+/// upload each held every place all the same; an upload in flight now holds no place,
+/// only its bytes, and its job is admitted once its body is complete.
 @Suite struct FairAdmissionTests {
     private let fixturesDirectory = TemporaryDirectory("fair-admission")
 
-    /// Three places in all; one client (127.0.0.2) trickles uploads up to its share of two
-    /// and is turned away with 429 beyond it, while another client (127.0.0.1) is
-    /// admitted and its migration completes. Past the grace time the trickles are cut off
-    /// with 408, and their places come back.
-    @Test func aTricklingClientCannotLockOthersOut() throws {
+    /// One client (127.0.0.2) trickles uploads up to its share of two and is turned away
+    /// with 429 beyond it, while another client (127.0.0.1) is admitted and its migration
+    /// completes. Past the grace time (one second here) the trickles are cut off with 408,
+    /// and their uploads are no longer counted.
+    @Test func onTheWallClockATricklingClientCannotLockOthersOut() throws {
         let server = try ServerProcess(environment: [
             "PREFLIGHT_MAX_CONCURRENT_JOBS": "1", "PREFLIGHT_QUEUE_LENGTH": "2",
             "PREFLIGHT_MAX_UPLOADS_PER_CLIENT": "2", "PREFLIGHT_MAX_JOBS_PER_CLIENT": "3",
-            "PREFLIGHT_MIN_UPLOAD_BYTES_PER_S": "1000",
+            "PREFLIGHT_MIN_UPLOAD_BYTES_PER_S": "1000", "PREFLIGHT_UPLOAD_GRACE_S": "1",
         ])
         let headers =
             "POST /v1/migrations?plan=notes HTTP/1.1\r\nHost: test\r\nContent-Type: application/octet-stream\r\n"
@@ -47,7 +49,7 @@ import TestSupport
         #expect(try other.report.outcome == .completed)
 
         // The trickles are too slow: the next piece after the grace time gets 408.
-        Thread.sleep(forTimeInterval: Double(MigrationUpload.rateGraceSeconds) + 0.5)
+        Thread.sleep(forTimeInterval: 1.5)
         for socket in trickles {
             try socket.send(" format")
             let answer = socket.receiveAll(timeoutMs: 10_000)
@@ -55,9 +57,71 @@ import TestSupport
             #expect(answer.contains("upload_too_slow"))
         }
         #expect(eventually { server.health["uploading"] == 0 && server.jobDirEntries.isEmpty })
-        // Its places given back, the same client is admitted again.
+        // Its uploads over, the same client is admitted again.
         let again = server.curl("/v1/migrations?plan=notes", ["--data-binary", "@" + database])
         #expect(again.status == 200, "\(again.text)")
+    }
+
+    /// Issue 50's probe, with the shipped limits (two slots, eight queue places): ten
+    /// addresses (127.0.0.2 to .11) each send 100 bytes of a declared 1 MB body, then a byte
+    /// now and then. They hold ten uploads and no place: a real request from an eleventh
+    /// address is answered 200 at once. The grace time is long here, so that the trickles
+    /// stand however slow this machine is.
+    @Test func tenTricklingClientsLeaveAPlaceForAnEleventh() throws {
+        let server = try ServerProcess(environment: ["PREFLIGHT_UPLOAD_GRACE_S": "600"])
+        let headers =
+            "POST /v1/migrations?plan=notes HTTP/1.1\r\nHost: test\r\nContent-Type: application/octet-stream\r\n"
+            + "Content-Length: 1000000\r\n\r\n"
+        let trickles = try (2...11).map { host in
+            let socket = try LoopbackSocket(port: server.port, from: "127.0.0.\(host)")
+            try socket.send(headers + "SQLite format 3" + String(repeating: "x", count: 85))
+            return socket
+        }
+        #expect(eventually { server.health["uploading"] == 10 })
+        for socket in trickles { try socket.send("x") }
+        #expect(server.health == ["running": 0, "queued": 0, "uploading": 10, "kept": 0])
+
+        let database = try Fixtures.notesDatabase(rows: 25, in: fixturesDirectory.path)
+        let real = server.curl("/v1/migrations?plan=notes", ["--interface", "127.0.0.12", "--data-binary", "@" + database])
+        #expect(real.status == 200, "\(real.text)")
+        #expect(try real.report.outcome == .completed)
+        // The trickles are still in flight, a byte now and then.
+        for socket in trickles { try socket.send("x") }
+        #expect(server.health["uploading"] == 10)
+    }
+
+    /// The uploads in flight together hold at most `max_upload_bytes_in_flight` bytes of
+    /// disk, and are at most `max_uploads_in_flight`: past either, 503 with the key's name.
+    @Test func uploadsInFlightHaveTheirOwnLimits() throws {
+        let server = try ServerProcess(environment: [
+            "PREFLIGHT_MAX_UPLOADS_IN_FLIGHT": "2", "PREFLIGHT_MAX_UPLOAD_BYTES_IN_FLIGHT": "1000",
+        ])
+        let headers =
+            "POST /v1/migrations?plan=notes HTTP/1.1\r\nHost: test\r\nContent-Type: application/octet-stream\r\n"
+            + "Content-Length: 1000000\r\n\r\n"
+        let first = try LoopbackSocket(port: server.port, from: "127.0.0.2")
+        try first.send(headers + String(repeating: "x", count: 600))
+        let second = try LoopbackSocket(port: server.port, from: "127.0.0.3")
+        try second.send(headers + String(repeating: "x", count: 300))
+        // Both bodies so far on disk: the budget has taken them.
+        let received = {
+            server.jobDirEntries.compactMap { entry in
+                (try? FileManager.default.attributesOfItem(atPath: server.jobDir + "/" + entry + "/input.db"))?[.size] as? Int
+            }.sorted()
+        }
+        #expect(eventually { received() == [300, 600] })
+        let third = try LoopbackSocket(port: server.port, from: "127.0.0.4")
+        try third.send(headers)
+        let refused = third.receiveAll(timeoutMs: 10_000)
+        #expect(refused.hasPrefix("HTTP/1.1 503"), "\(refused)")
+        #expect(refused.contains("max_uploads_in_flight"))
+        // 900 bytes held: the next 200 would pass the 1000 of the budget.
+        try second.send(String(repeating: "x", count: 200))
+        let cut = second.receiveAll(timeoutMs: 10_000)
+        #expect(cut.hasPrefix("HTTP/1.1 503"), "\(cut)")
+        #expect(cut.contains("max_upload_bytes_in_flight"))
+        #expect(eventually { server.health["uploading"] == 1 && server.jobDirEntries.count == 1 })
+        withExtendedLifetime(first) {}
     }
 
     /// Where tokens are configured the token is the client, whatever its address: two

@@ -31,6 +31,30 @@ enum FrameworkOracle {
         }
     }
 
+    /// The create path of a file at version 0 (`user_version` 0, empty): Android's
+    /// `SQLiteOpenHelper.getDatabaseLocked` calls `onCreate` (the app's create script; for
+    /// SQLDelight `Schema.create`) inside the same one transaction, then `setVersion`; Room's
+    /// `onCreate` is `createAllTables` then `updateIdentity` (with `roomIdentityHash`); Drift's
+    /// default `onCreate` is `createAll`, each statement committing on its own
+    /// (`inTransaction: false`), then `user_version`.
+    static func create(_ path: String, script: [String], version: Int, inTransaction: Bool = true, roomIdentityHash: String? = nil) throws {
+        let db = try RawDatabase(path)
+        guard try db.integer("PRAGMA user_version") == 0 else { return }
+        if inTransaction { try db.run("BEGIN EXCLUSIVE") }
+        do {
+            for statement in script { try db.run(statement) }
+            if let roomIdentityHash {
+                try db.run("CREATE TABLE IF NOT EXISTS room_master_table (id INTEGER PRIMARY KEY,identity_hash TEXT)")
+                try db.run("INSERT OR REPLACE INTO room_master_table (id,identity_hash) VALUES(42, '\(roomIdentityHash)')")
+            }
+            try db.run("PRAGMA user_version = \(version)")
+            if inTransaction { try db.run("COMMIT") }
+        } catch {
+            if inTransaction { try? db.run("ROLLBACK") }
+            throw error
+        }
+    }
+
     /// Drift's `_runMigrations` with the default `onUpgrade`: every statement of every step
     /// from the file's version on, each committing on its own, then `PRAGMA user_version`.
     /// `stoppingAfter` ends the loop after that step, as a kill there would (the version is

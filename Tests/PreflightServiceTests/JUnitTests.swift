@@ -82,7 +82,7 @@ import Simulation
         var applied = StepReport(version: 2, name: "sync status", kind: .sql, status: .applied)
         applied.launch = 1
         var report = Report(
-            jobID: "job", outcome: .watchdogKilled, failure: Failure(kind: "watchdog", step: 4, message: "all launches were killed"),
+            jobID: "job", outcome: .watchdogKilled, failure: Failure(kind: .watchdog, step: 4, message: "all launches were killed"),
             plan: PlanSummary(name: "notes", sha256: "", targetVersion: 6, runner: .perStep),
             options: RunOptions(device: "android-anr", watchdogMs: 5_000),
             input: InputSummary(

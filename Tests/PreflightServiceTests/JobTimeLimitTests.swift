@@ -60,7 +60,7 @@ import TestSupport
         #expect(result.status == 1, "\(result.stderr)")
         let report = try result.decodedReport
         #expect(report.outcome == .failed, "\(result.stderr)")
-        #expect(report.failure?.kind == "time_limit")
+        #expect(report.failure?.kind.rawValue == "time_limit")
         #expect(report.failure?.phase == "launch")
         #expect(report.launches.first?.ended == .killed)
         #expect(workers(ofJob: report.jobID).isEmpty, "workers left: \(workers(ofJob: report.jobID))")
@@ -124,7 +124,7 @@ import TestSupport
         let report = try result.decodedReport
         #expect(report.outcome == .failed, "\(result.stderr)")
         let failure = try #require(report.failure)
-        #expect(failure.kind == "time_limit")
+        #expect(failure.kind.rawValue == "time_limit")
         #expect(failure.phase == "launch")
         #expect(failure.step == 2)
         // What the launch measured is kept: the launch itself and the step it was in.
@@ -142,7 +142,7 @@ import TestSupport
         let report = try result.decodedReport
         #expect(report.outcome == .failed, "\(result.stderr)")
         let failure = try #require(report.failure)
-        #expect(failure.kind == "time_limit")
+        #expect(failure.kind.rawValue == "time_limit")
         #expect(failure.phase == "replay")
         // The launch itself finished: the migration is measured, only the check ran out.
         #expect(report.launches.first?.ended == .finished)
@@ -175,7 +175,7 @@ import TestSupport
             environment: ["PREFLIGHT_MAX_JOB_SECONDS": "120"])
         let report = try result.decodedReport
         #expect(report.outcome == .crashLoop, "\(result.stderr)")
-        #expect(report.failure?.kind == "watchdog", "\(String(describing: report.failure))")
+        #expect(report.failure?.kind.rawValue == "watchdog", "\(String(describing: report.failure))")
         #expect(report.launches.map(\.ended) == [.killed, .killed])
         #expect(report.final?.userVersion == 1)
         #expect(report.final?.tables == ["t": 1])

@@ -117,7 +117,7 @@ struct KillSweepTests {
         let result = try run.wait()
         let report = try result.decodedReport
         #expect(report.outcome == .failed, "\(result.stderr)")
-        #expect(report.failure?.kind == "time_limit")
+        #expect(report.failure?.kind.rawValue == "time_limit")
         #expect(report.failure?.phase == "sweep")
         #expect(report.final?.userVersion == 6)
         // The first replay held, so no point was replayed to its end; both sweeps are

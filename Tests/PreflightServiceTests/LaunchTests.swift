@@ -258,7 +258,7 @@ struct LaunchTests {
         let report = try result.decodedReport
         #expect(report.outcome == .failed)
         let failure = try #require(report.failure)
-        #expect(failure.kind == "worker_crashed")
+        #expect(failure.kind.rawValue == "worker_crashed")
         #expect(failure.message.contains("SIGSEGV"))
         #expect(report.final?.userVersion == 2)
     }

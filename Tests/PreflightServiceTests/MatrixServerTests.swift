@@ -15,11 +15,32 @@ struct MatrixServerTests {
     static let devices = MatrixCommandTests.devices
 
     /// The repository's notes plan and the two device profiles, registered on the server.
-    static func server() throws -> ServerProcess {
+    static func server(environment: [String: String] = [:]) throws -> ServerProcess {
         func file(_ path: String) throws -> String { try String(contentsOfFile: Repository.path(path), encoding: .utf8) }
         var devices: [String: String] = [:]
         for name in Self.devices { devices[name] = try file("Config/devices/\(name).json") }
-        return try ServerProcess(plans: ["notes": try file("Config/plans/notes.json")], devices: devices)
+        return try ServerProcess(environment: environment, plans: ["notes": try file("Config/plans/notes.json")], devices: devices)
+    }
+
+    /// The server's synthesis cache (`synthesis_cache_dir`, `synthesis_cache_bytes`): a second
+    /// matrix of the same plan and size takes its synthesized rows' files from it.
+    @Test func aSecondMatrixOverHTTPTakesItsFilesFromTheSynthesisCache() throws {
+        let directory = TemporaryDirectory("matrix-cache")
+        let (database, _) = try Fixtures.walDatabase(rows: 30, walRows: 0, in: directory.path)
+        let server = try Self.server(environment: [
+            "PREFLIGHT_SYNTHESIS_CACHE_DIR": directory.file("cache"), "PREFLIGHT_SYNTHESIS_CACHE_BYTES": "100000000",
+        ])
+        let options = #"{"devices": "ios-launch", "from": "4", "rows": "notes=50"}"#
+        let answers = try [1, 2].map { _ in
+            let posted = server.curl("/v1/matrix", ["-F", "plan=notes", "-F", "database=@\(database)", "-F", "options=\(options)"])
+            #expect(posted.status == 200, "\(posted.text)")
+            return try JSONDecoder().decode(MatrixAnswer.self, from: posted.body)
+        }
+        let synthesized = answers.map { $0.rows.filter { $0.source == .synthesized } }
+        #expect(synthesized[0].count == 2 && synthesized[1].count == 2)
+        #expect(synthesized[0].allSatisfy { $0.cached == false })
+        #expect(synthesized[1].allSatisfy { $0.cached == true })
+        #expect(synthesized[0].map(\.bytes) == synthesized[1].map(\.bytes))
     }
 
     @Test func everyFormatOverHTTPGivesTheCommandLinesCells() throws {
@@ -63,6 +84,10 @@ struct MatrixServerTests {
         #expect(dom.components(separatedBy: "data-outcome=").count - 1 == 12)
         #expect(dom.components(separatedBy: "<section class=\"report\"").count - 1 == 12)
         #expect(dom.contains("href=\"#cell-3-1\""))
+        // Each cell's detail and tooltip, and each device's margin, say which clock their times are on.
+        let times = PageTimes(dom: dom)
+        #expect(times.unlabelled.isEmpty, "times without their clock: \(times.unlabelled)")
+        #expect(times.count(on: "device") >= 12 + Self.devices.count, "\(times.shown)")
         // Each cell's section holds that cell's own report page.
         #expect(dom.contains("from v3 on android-low-end</h2>"))
         try FileManager.default.createDirectory(atPath: PageBrowserTests.screenshots, withIntermediateDirectories: true)
@@ -104,18 +129,20 @@ struct MatrixServerTests {
     /// that comes meanwhile waits for the lent slot, and gets it once it is given back.
     @Test func aMatrixsLentSlotsCountAsRunning() throws {
         let scheduler = JobScheduler(maxRunning: 2, queueLength: 2)
-        let matrix = try scheduler.admit(for: "ci")
+        let matrix = try scheduler.admitted(for: "ci")
         try scheduler.run(matrix, checking: {}) {
             #expect(scheduler.borrowSlot())
             #expect(!scheduler.borrowSlot(), "both slots taken")
             #expect(scheduler.load.running == 2)
-            let other = try scheduler.admit(for: "someone")
+            let other = try scheduler.admitted(for: "someone")
             let started = Mutex(false)
             let thread = Thread {
                 try? scheduler.run(other, checking: {}) { started.withLock { $0 = true } }
             }
             thread.start()
-            Thread.sleep(forTimeInterval: 0.3)
+            // In line and waiting (its ticket out of the uploads), which it reaches under
+            // the scheduler's lock after it has looked for a slot and found none.
+            #expect(eventually { scheduler.load == .init(running: 2, queued: 1, uploading: 0) })
             #expect(!started.withLock { $0 }, "the other job waits while the slot is lent")
             scheduler.returnSlot()
             #expect(eventually { started.withLock { $0 } })

@@ -53,13 +53,25 @@ struct PageBrowserTests {
         let url = server.base + "/v1/jobs/\(report.jobID)"
         let dom = try Chromium.dumpDOM(url)
         #expect(dom.contains("<strong>disk_full</strong>"))
-        #expect(dom.contains("Needs more than 976.6 KiB free: step v4 filled the disk."))
+        #expect(dom.contains("Needs more than 976.6 KiB free: step v4 \"big table\" filled the disk. Free space first, or make it need less."))
         #expect(occurrences(of: "class=\"launch-bar\"", in: dom) == report.launches.count)
         #expect(occurrences(of: "class=\"kill-marker\"", in: dom) == kills)
         #expect(dom.contains("class=\"watchdog-line\""))
         #expect(dom.contains("class=\"space-path\" d=\"M"))
         #expect(dom.contains("class=\"space-limit\""))
         #expect(occurrences(of: "<tr data-status=", in: dom) == report.steps.count)
+        // Every time the browser shows says its clock: the device's for each launch, step and
+        // the watchdog, this machine's beside them (and the run's own time).
+        let times = PageTimes(dom: dom)
+        #expect(times.unlabelled.isEmpty, "times without their clock: \(times.unlabelled)")
+        let stepsRun = report.steps.filter { $0.elapsedMs != nil }.count
+        #expect(times.count(on: "device") >= 2 * report.launches.count + 2 * stepsRun + 2, "\(times.shown)")
+        #expect(times.count(on: "here") >= 2 * report.launches.count + 2 * stepsRun + 1, "\(times.shown)")
+        #expect(dom.contains(">watchdog 1.5 s device</text>"))
+        // The space chart's axis is the launches' clock: each launch after the first starts
+        // at its device time, the launches end to end.
+        #expect(dom.contains(">device time, launches end to end</text>"))
+        #expect(occurrences(of: "class=\"launch-start\"", in: dom) == report.launches.count - 1)
         // The step's name is text, not markup.
         #expect(dom.contains("tags &lt;b&gt;bold&lt;/b&gt; &amp; \"quoted\""))
         #expect(!dom.contains("<b>bold</b>"))

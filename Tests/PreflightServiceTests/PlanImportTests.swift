@@ -111,8 +111,7 @@ import MigrationCore
     }
 
     /// Room's schemas: the fresh install, the identity hash and the runner; its 1.json is
-    /// step 1 of migrations that start at version 2. (The plan decoder learns `runner` and
-    /// `room_identity_hash` in another branch: the document is checked here as JSON.)
+    /// step 1 of migrations that start at version 2.
     @Test func roomSchemasGiveTheFreshInstallAndTheHash() throws {
         let imported = try PlanImport(
             layout: .sqlDir, directory: Self.fixtures + "/room/migrations", roomSchemas: Self.fixtures + "/room/schemas"
@@ -139,17 +138,14 @@ import MigrationCore
         #expect(freshStatements.contains("CREATE INDEX IF NOT EXISTS `index_task_done` ON `task` (`done`)"))
         #expect(freshStatements.contains("CREATE VIEW `open_tasks` AS SELECT id, title FROM task WHERE done = 0"))
         #expect(!text.contains("${TABLE_NAME}") && !text.contains("${VIEW_NAME}"))
-        #expect(freshStatements.last == "INSERT OR REPLACE INTO room_master_table (id,identity_hash) VALUES(42, 'e0c5a7d2b94f61e8c3a0d7b5f2e9c4a6')")
+        // room_master_table and its hash are the runner's to write, as Room's open helper writes them.
+        #expect(!freshStatements.contains { $0.contains("room_master_table") })
         // The keys in the contract's order, for the person who reads it.
         let order = ["\"name\"", "\"runner\"", "\"room_identity_hash\"", "\"steps\"", "\"fresh_install\""].map { key in
             text.range(of: key).map { text.distance(from: text.startIndex, to: $0.lowerBound) } ?? -1
         }
         #expect(order == order.sorted() && !order.contains(-1), "\(text)")
-        // Everything but the two keys that the decoder of this branch does not know yet is a valid plan.
-        var plain = document
-        plain["runner"] = nil
-        plain["room_identity_hash"] = nil
-        #expect(try PlanDecoder.decode(Array(JSONValue.object(plain).canonicalText.utf8)).steps.count == 3)
+        #expect(try PlanDecoder.decode(imported.document).steps.count == 3)
     }
 
     @Test func roomVersionsMustMatchTheMigrations() throws {
@@ -208,7 +204,7 @@ import MigrationCore
         #expect(try PlanDecoder.decode(Array(printed.stdout)).steps.count == 3)
         let unknown = try PreflightProcess.run(["plan", "import", "--from", "liquibase", Self.fixtures])
         #expect(unknown.status == 2)
-        #expect(unknown.stderr.hasPrefix("preflight plan import: --from must be sqldelight, flyway, sql-dir, got \"liquibase\""))
+        #expect(unknown.stderr.hasPrefix("preflight plan import: --from must be room, sqldelight, flyway, sql-dir, got \"liquibase\""))
     }
 
     /// Importing, then running, gives what the plan written by hand gives: on a device's
@@ -233,7 +229,11 @@ import MigrationCore
         for input in [device, fresh] {
             let byHand = try rehearse(input, plan: Self.fixtures + "/tasks.plan.json", out: directory.file("by-hand.db"))
             let imported = try rehearse(input, plan: plan, out: directory.file("imported.db"))
-            #expect(imported.summary == byHand.summary, "\(source) on \(input)")
+            var expected = byHand.summary
+            // SQLDelight's driver (runner sqliteopenhelper) opens an empty file with
+            // `Schema.create`, the .sq files' schema: no migration runs.
+            if source == "sqldelight", input == fresh { expected.steps = [] }
+            #expect(imported.summary == expected, "\(source) on \(input)")
             #expect(byHand.summary.outcome == "completed")
             let schemas = try [directory.file("by-hand.db"), directory.file("imported.db")].map { path in
                 try SchemaSnapshot.read(Connection(path: path, readOnly: true))

@@ -183,7 +183,7 @@ struct PowerLossSweepTests {
         try #require(HeldJob.await(under: hurried.jobDir)).release()
         let cut = try upload.wait().decodedReport
         #expect(cut.outcome == .failed)
-        #expect(cut.failure?.kind == "time_limit")
+        #expect(cut.failure?.kind.rawValue == "time_limit")
         #expect(cut.failure?.phase == "sweep")
         #expect(cut.final?.userVersion == report.final?.userVersion)
         let kept = try #require(cut.powerLossSweep)

@@ -28,30 +28,30 @@ import MigrationCore
         ]
         let said = events.compactMap { lines.describe($0) }
         #expect(said == [
-            "launch 2: step 4 rebuild notes copy 2,000/10,000 rows (20%), 1.2 s",
-            "launch 2: step 4 rebuild notes copy 4,120/10,000 rows (41%), 2.3 s",
+            "launch 2: step 4 rebuild notes copy 2,000/10,000 rows (20%), 1.2 s here",
+            "launch 2: step 4 rebuild notes copy 4,120/10,000 rows (41%), 2.3 s here",
         ])
         // After the swap, the purge counts the old table's rows: a full copy and a purge
         // under way do not both read 100%.
-        #expect(lines.describe(event(.batchCommitted, at: 3_400, rows: 10_000, phase: "copy")) == "launch 2: step 4 rebuild notes copy 10,000/10,000 rows (100%), 3.4 s")
+        #expect(lines.describe(event(.batchCommitted, at: 3_400, rows: 10_000, phase: "copy")) == "launch 2: step 4 rebuild notes copy 10,000/10,000 rows (100%), 3.4 s here")
         #expect(lines.describe(event(.phaseStarted, at: 3_500, phase: "purge")) == nil)
-        #expect(lines.describe(event(.batchCommitted, at: 4_500, rows: 2_000, phase: "purge")) == "launch 2: step 4 rebuild notes purge of the old table 2,000/10,000 rows (20%), 4.5 s")
+        #expect(lines.describe(event(.batchCommitted, at: 4_500, rows: 2_000, phase: "purge")) == "launch 2: step 4 rebuild notes purge of the old table 2,000/10,000 rows (20%), 4.5 s here")
         // A new step starts its own clock.
         #expect(lines.describe(event(.stepStarted, version: 6, at: 5_000)) == nil)
-        #expect(lines.describe(event(.batchCommitted, version: 6, at: 6_000, rows: 10_000, phase: "backfill")) == "launch 2: step 6 backfill notes 10,000/10,000 rows (100%), 1.0 s")
+        #expect(lines.describe(event(.batchCommitted, version: 6, at: 6_000, rows: 10_000, phase: "backfill")) == "launch 2: step 6 backfill notes 10,000/10,000 rows (100%), 1.0 s here")
     }
 
     @Test func aPurgeAnEarlierLaunchLeftHasItsOwnClock() throws {
         var lines = ProgressLine(launch: 7, plan: try NotesHistory.plan(), inputTables: ["notes": 10_000])
         #expect(lines.describe(event(.phaseStarted, at: 40, phase: "purge")) == nil)
         #expect(lines.describe(event(.batchCommitted, at: 100, rows: 2_000, phase: "purge")) == nil)
-        #expect(lines.describe(event(.batchCommitted, at: 1_240, rows: 6_000, phase: "purge")) == "launch 7: step 4 rebuild notes purge of the old table 6,000/10,000 rows (60%), 1.2 s")
+        #expect(lines.describe(event(.batchCommitted, at: 1_240, rows: 6_000, phase: "purge")) == "launch 7: step 4 rebuild notes purge of the old table 6,000/10,000 rows (60%), 1.2 s here")
     }
 
     @Test func aTableTheInputLacksHasNoTotal() throws {
         var lines = ProgressLine(launch: 1, plan: try NotesHistory.plan(), inputTables: [:])
         _ = lines.describe(event(.stepStarted, at: 0))
-        #expect(lines.describe(event(.batchCommitted, at: 1_000, rows: 1_234_567)) == "launch 1: step 4 rebuild notes 1,234,567 rows, 1.0 s")
+        #expect(lines.describe(event(.batchCommitted, at: 1_000, rows: 1_234_567)) == "launch 1: step 4 rebuild notes 1,234,567 rows, 1.0 s here")
         // An sql step has no batches to speak of.
         #expect(lines.describe(event(.batchCommitted, version: 2, at: 9_000, rows: 5)) == nil)
     }

@@ -50,6 +50,30 @@ struct RunCommandTests {
         #expect(ReportRendering.json(again) == ReportRendering.json(report))
     }
 
+    /// `--format html` writes the report page the service answers a browser, from the same
+    /// code: one self-contained file.
+    @Test func theReportPageIsOneFlagAway() throws {
+        let directory = TemporaryDirectory("run")
+        let path = try NotesHistory.database(version: 1, rows: 300, at: directory.file("v1.db"))
+        let result = try PreflightProcess.run(["run", "--db", path, "--plan", plan, "--format", "html"])
+        #expect(result.status == 0, "\(result.stderr)")
+        let page = result.stdoutText
+        #expect(page.hasPrefix("<!DOCTYPE html>"))
+        for part in [
+            "<title>Preflight completed: notes</title>", "<strong>completed</strong>",
+            "id=\"todo\">Nothing to do: it migrates in one launch.", "<svg id=\"timeline\"", "<svg id=\"space\"",
+            "<table id=\"steps\"",
+        ] {
+            #expect(page.contains(part), "\(part)")
+        }
+        #expect(page.components(separatedBy: "<tr data-status=\"applied\"").count - 1 == 5)
+        // Nothing to fetch, nothing to run.
+        #expect(!page.contains("src=") && !page.contains("href=") && !page.contains("<script"))
+        let pdf = try PreflightProcess.run(["run", "--db", path, "--plan", plan, "--format", "pdf"])
+        #expect(pdf.status == 2)
+        #expect(pdf.stderr.contains("--format must be json, text, junit or html, got \"pdf\""), "\(pdf.stderr)")
+    }
+
     @Test func theNewestVersionHasNothingToDo() throws {
         let directory = TemporaryDirectory("run")
         let path = try NotesHistory.database(version: 6, at: directory.file("v6.db"))
@@ -81,7 +105,7 @@ struct RunCommandTests {
             #expect(result.status == 1)
             let report = try result.decodedReport
             #expect(report.outcome == outcome, "\(path)")
-            #expect(report.failure?.kind == kind)
+            #expect(report.failure?.kind.rawValue == kind)
             #expect(FixtureDatabase.sha256(of: path) == before)
             // A refused file is still a database: the report says what it holds.
             if outcome == .refused {

@@ -88,6 +88,44 @@ struct RunnerTests {
         }
     }
 
+    /// An empty file, the app's first launch: the frameworks with a create path make the
+    /// fresh install's schema and run no step (`first_launch: created`); GRDB and a plan with
+    /// no framework run every step (`migrated`). Each against its framework's code.
+    @Test(arguments: ["sqliteopenhelper", "room", "drift", "grdb", "per_step"])
+    func anEmptyFileEndsAsTheFrameworksFirstLaunchDoes(runner: String) throws {
+        let directory = TemporaryDirectory("runner")
+        let database = directory.file("empty.db")
+        FileManager.default.createFile(atPath: database, contents: Data())
+        let grdb = runner == "grdb"
+        // The app's own create script: its schema of version 5, written as a whole.
+        let script = [
+            "CREATE TABLE items(id INTEGER PRIMARY KEY, n INTEGER NOT NULL, doubled INTEGER, label TEXT)",
+            "CREATE INDEX items_label ON items(label)",
+        ]
+        let hash = "5e1c0d9a7b3f2e64"
+        let fresh = #", "fresh_install": {"version": 5, "sql": [\#(try script.map(jsonString).joined(separator: ", "))]}"#
+        let planPath = try plan(
+            runner, steps: itemSteps, ids: grdb ? itemIDs : nil,
+            extra: fresh + (runner == "room" ? #", "room_identity_hash": "\#(hash)""# : ""), in: directory)
+        let result = try run(["--db", database, "--plan", planPath, "--out", directory.file("out.db")], in: directory)
+        let report = try result.decodedReport
+        #expect(report.outcome.rawValue == "completed", "\(result.stderr)")
+        let creates = ["sqliteopenhelper", "room", "drift"].contains(runner)
+        #expect(report.firstLaunch?.rawValue == (creates ? "created" : "migrated"))
+        #expect(report.steps.count == (creates ? 0 : 5))
+
+        let oracle = directory.file("oracle.db")
+        FileManager.default.createFile(atPath: oracle, contents: Data())
+        switch runner {
+        case "grdb": try FrameworkOracle.grdb(oracle, migrations: Array(zip(itemIDs, itemSteps)).map { ($0.0, $0.1) })
+        case "per_step": try FrameworkOracle.openHelper(oracle, steps: itemSteps)
+        default:
+            try FrameworkOracle.create(
+                oracle, script: script, version: 5, inTransaction: runner != "drift", roomIdentityHash: runner == "room" ? hash : nil)
+        }
+        #expect(try FrameworkOracle.contents(of: directory.file("out.db")) == FrameworkOracle.contents(of: oracle))
+    }
+
     /// Step 5 fails: the one transaction rolls the whole path back, drift keeps what steps 2
     /// to 4 committed at version 1, GRDB keeps migrations 2 to 4 with their rows.
     @Test(arguments: ["sqliteopenhelper", "drift", "grdb"])
@@ -183,7 +221,7 @@ struct RunnerTests {
         let report = try result.decodedReport
         #expect(report.outcome.rawValue == "crash_loop", "\(result.stderr)")
         let failure = report.failure
-        #expect(failure?.kind == "sql_error")
+        #expect(failure?.kind.rawValue == "sql_error")
         #expect(failure?.step == 2)
         #expect(failure?.statement == "ALTER TABLE items ADD COLUMN doubled INTEGER")
         #expect(failure?.message.contains("duplicate column name: doubled") == true, "\(failure)")
@@ -218,10 +256,10 @@ struct RunnerTests {
         let report = try result.decodedReport
         #expect(report.outcome.rawValue == "failed", "\(result.stderr)")
         let failure = report.failure
-        #expect(failure?.kind == "schema_validation")
+        #expect(failure?.kind.rawValue == "schema_validation")
         let message = failure?.message ?? ""
         #expect(message.contains("Migration didn't properly handle: items"), "\(message)")
-        #expect(message.contains("index items_label on items(label): in fresh install, missing after upgrade"), "\(message)")
+        #expect(message.contains("the indexes of items are none, expected items_label(label ASC)"), "\(message)")
         #expect(message.contains("at every launch"))
         #expect(report.steps.last?.status.rawValue == "failed")
         #expect(try FrameworkOracle.contents(of: directory.file("out.db")) == input)
@@ -237,19 +275,59 @@ struct RunnerTests {
         #expect(written == [["42", "'\(hash)'"]])
     }
 
-    @Test func roomFailsAFileItHasNoMigrationFor() throws {
+    /// A version-0 file that holds tables (a pre-packaged database): Room's `onCreate` runs
+    /// its `createAllTables` (the fresh install, `CREATE TABLE IF NOT EXISTS`) into it and
+    /// validates it; the rows stay. Without a fresh install the plan's own `CREATE TABLE`
+    /// stands for it, and finds the table there.
+    @Test func roomCreatesIntoAPrepackagedFile() throws {
         let directory = TemporaryDirectory("runner")
-        // Tables, but user_version 0: no step migrates them.
-        let database = try FixtureDatabase.create(
-            at: directory.file("v0.db"), sql: "CREATE TABLE items(id INTEGER PRIMARY KEY, n INTEGER NOT NULL); INSERT INTO items VALUES (1, 1);")
-        let result = try run(["--db", database, "--plan", try plan("room", steps: itemSteps, in: directory)], in: directory)
-        #expect(try result.decodedReport.outcome.rawValue == "failed", "\(result.stderr)")
-        let failure = try result.decodedReport.failure
-        #expect(failure?.kind == "missing_migration")
-        #expect(failure?.message.contains("A migration from 0 to 5 was required but not found") == true)
+        let database = try FixtureDatabase.create(at: directory.file("v0.db"), sql: """
+            CREATE TABLE items(id INTEGER PRIMARY KEY, n INTEGER NOT NULL, doubled INTEGER, label TEXT);
+            CREATE INDEX items_label ON items(label); INSERT INTO items VALUES (1, 1, 2, 'one');
+            """)
+        let freshInstall = #", "fresh_install": {"version": 5, "sql": ["CREATE TABLE IF NOT EXISTS items(id INTEGER PRIMARY KEY, n INTEGER NOT NULL, doubled INTEGER, label TEXT)", "CREATE INDEX IF NOT EXISTS items_label ON items(label)"]}"#
+        let result = try run(
+            ["--db", database, "--plan", try plan("room", steps: itemSteps, extra: freshInstall, in: directory),
+             "--out", directory.file("out.db")], in: directory)
+        let report = try result.decodedReport
+        #expect(report.outcome.rawValue == "completed", "\(result.stderr)")
+        #expect(report.firstLaunch?.rawValue == "created")
+        #expect(report.steps.isEmpty)
+        #expect(try RawDatabase(directory.file("out.db")).rows("SELECT * FROM items") == [["1", "1", "2", "'one'"]])
+
+        let bare = try run(["--db", database, "--plan", try plan("room", steps: itemSteps, in: directory)], in: directory)
+        #expect(try bare.decodedReport.outcome.rawValue == "failed", "\(bare.stderr)")
+        let failure = try bare.decodedReport.failure
+        #expect(failure?.kind.rawValue == "sql_error")
+        #expect(failure?.message.contains("table items already exists") == true, "\(failure)")
+        #expect(failure?.message.contains("a pre-packaged file needs the plan's fresh_install") == true, "\(failure)")
         // The same file under per_step is migrated from version 0 and fails on its step 1.
         let perStep = try run(["--db", database, "--plan", try plan("per_step", steps: itemSteps, in: directory)], in: directory)
-        #expect(try perStep.decodedReport.failure?.kind == "sql_error")
+        #expect(try perStep.decodedReport.failure?.kind.rawValue == "sql_error")
+        #expect(try perStep.decodedReport.firstLaunch?.rawValue == "migrated")
+    }
+
+    /// Room's destructive fallback: a verdict of its own, exit status 1, and a message that
+    /// says what was erased.
+    @Test func roomsDestructiveFallbackIsDataErased() throws {
+        let directory = TemporaryDirectory("runner")
+        let database = try itemsDatabase(in: directory)
+        // The app's history starts at version 2: nothing migrates a version-1 file.
+        let path = directory.file("fallback.json")
+        try Data("""
+            {"name": "items", "runner": "room", "base_version": 2, "room_destructive_fallback": "always", "steps": [
+              {"version": 2, "sql": "CREATE TABLE items(id INTEGER PRIMARY KEY, n INTEGER NOT NULL, doubled INTEGER)"},
+              {"version": 3, "sql": "ALTER TABLE items ADD COLUMN label TEXT"}]}
+            """.utf8).write(to: URL(fileURLWithPath: path))
+        let result = try run(["--db", database, "--plan", path, "--out", directory.file("out.db")], in: directory)
+        #expect(result.status == 1)
+        let report = try result.decodedReport
+        #expect(report.outcome.rawValue == "data_erased", "\(result.stderr)")
+        #expect(report.failure?.kind.rawValue == "data_erased")
+        #expect(report.failure?.message.contains("The user's data is erased: 2000 rows in 1 table") == true, "\(report.failure)")
+        #expect(report.firstLaunch?.rawValue == "created")
+        #expect(report.final?.userVersion == 3)
+        #expect(report.final?.tables?["items"] == 0)
     }
 
     // MARK: - GRDB
@@ -307,7 +385,7 @@ struct RunnerTests {
         try FixtureDatabase.execute("INSERT INTO grdb_migrations VALUES ('fromTheFuture')", at: database)
         let refused = try run(["--db", database, "--plan", try plan("grdb", steps: itemSteps, ids: itemIDs, in: directory)], in: directory)
         #expect(try refused.decodedReport.outcome.rawValue == "refused")
-        #expect(try refused.decodedReport.failure?.kind == "future_version")
+        #expect(try refused.decodedReport.failure?.kind.rawValue == "future_version")
     }
 
     // MARK: - Plans a runner cannot run

@@ -1,5 +1,6 @@
 import Foundation
 import Simulation
+import Synchronization
 import Testing
 import TestSupport
 
@@ -134,9 +135,39 @@ func curl(_ url: String, _ arguments: [String], timeout: Int = 60) -> CurlResult
         guard let colon = line.firstIndex(of: ":") else { continue }
         headers[line[..<colon].lowercased()] = line[line.index(after: colon)...].trimmingCharacters(in: .whitespaces)
     }
-    return CurlResult(
+    let answer = CurlResult(
         status: Int(result.output.trimmingCharacters(in: .whitespacesAndNewlines)) ?? 0, headers: headers,
         body: FileManager.default.contents(atPath: bodyPath) ?? Data(), exitCode: result.status)
+    ErrorBodyAudit.check(status: answer.status, body: answer.text)
+    return answer
+}
+
+/// Every error answer the HTTP suites get passes through here (`curl`,
+/// `LoopbackSocket.receiveAll`): one whose body names a path of the server's (a server's
+/// data directory, `ServerProcess.root`, holds its job directories), a source file or an
+/// internal type fails the test that got it.
+enum ErrorBodyAudit {
+    /// What no error body may hold: the temporary directory the servers' data lives in,
+    /// the name of every test server's data directory, a Swift source file, an error
+    /// type's description.
+    static let forbidden = [NSTemporaryDirectory(), "preflight-server-", ".swift", "Error(", "NSCocoaErrorDomain"]
+
+    /// Bodies checked so far in this process.
+    static let checked = Mutex(0)
+
+    /// What of `forbidden` the body holds.
+    static func leaks(in body: String) -> [String] {
+        forbidden.filter { body.contains($0) }
+    }
+
+    static func check(status: Int, body: String, sourceLocation: SourceLocation = #_sourceLocation) {
+        guard status >= 400 else { return }
+        checked.withLock { $0 += 1 }
+        let leaks = leaks(in: body)
+        if !leaks.isEmpty {
+            Issue.record("an error body (\(status)) holds \(leaks): \(body)", sourceLocation: sourceLocation)
+        }
+    }
 }
 
 /// Runs a program to its end (`TestProcess`); answers its exit status and standard

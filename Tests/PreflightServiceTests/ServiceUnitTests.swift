@@ -85,6 +85,21 @@ import TestSupport
         #expect(wire.hasSuffix("\r\n\r\n" + String(decoding: HTTPError.payloadTooLarge(limit: 10).body, as: UTF8.self)))
     }
 
+    /// A job's internal failure reaches an HTTP client with a request id in place of its
+    /// words, which may name the server's paths; the detail is for the log.
+    @Test func anInternalFailureInAReportNamesNoPath() throws {
+        var failure = Failure(kind: .internal, message: "cannot prepare the job directory: /srv/jobs/0a1b/job.json: No space left")
+        let withheld = failure.withholdInternalDetail()
+        let fault = try #require(withheld)
+        #expect(!failure.message.contains("/srv/jobs"), "\(failure.message)")
+        #expect(failure.message.contains(fault.requestID))
+        #expect(fault.detail.contains("/srv/jobs/0a1b/job.json"))
+        var stepFailure = Failure(kind: .sqlError, message: "step 2 failed")
+        let kept = stepFailure.withholdInternalDetail()
+        #expect(kept == nil)
+        #expect(stepFailure.message == "step 2 failed")
+    }
+
     @Test func optionsPartValues() throws {
         let values = try Service.optionValues(Array(#"{"watchdog_ms": 5000, "device": "phone", "free_bytes": "50MB", "target": null}"#.utf8))
         #expect(values == ["watchdog_ms": "5000", "device": "phone", "free_bytes": "50MB"])
@@ -144,14 +159,20 @@ import TestSupport
         }
     }
 
+    /// Places go to complete uploads: at most the slots plus the queue. An upload that
+    /// comes while every place is taken is turned away before it starts; one whose body
+    /// completes then is turned away at that point, its ticket given back.
     @Test func admitsUpToSlotsPlusQueue() throws {
         let scheduler = JobScheduler(maxRunning: 1, queueLength: 1)
-        let first = try scheduler.admit(for: "a")
-        let second = try scheduler.admit(for: "a")
-        #expect(throws: JobScheduler.Refusal.full) { try scheduler.admit(for: "a") }
-        #expect(scheduler.load == JobScheduler.Load(running: 0, queued: 2, uploading: 2))
+        let arriving = try scheduler.beginUpload(for: "b")
+        let first = try scheduler.admitted(for: "a")
+        let second = try scheduler.admitted(for: "a")
+        #expect(scheduler.load == JobScheduler.Load(running: 0, queued: 2, uploading: 1))
+        #expect(throws: JobScheduler.Refusal.full) { try scheduler.beginUpload(for: "c") }
+        #expect(throws: JobScheduler.Refusal.full) { try scheduler.admit(arriving) }
+        #expect(scheduler.load == JobScheduler.Load(running: 0, queued: 2, uploading: 0))
         try scheduler.run(first, checking: Self.bounded("the first job, with the slot free")) {
-            #expect(scheduler.load == JobScheduler.Load(running: 1, queued: 1, uploading: 1))
+            #expect(scheduler.load == JobScheduler.Load(running: 1, queued: 1, uploading: 0))
             // The second waits while the first runs, and gives up when its check throws.
             var polls = 0
             #expect(throws: GaveUp.self) {
@@ -167,33 +188,49 @@ import TestSupport
             #expect(scheduler.load == JobScheduler.Load(running: 1, queued: 0, uploading: 0))
         }
         #expect(scheduler.load == JobScheduler.Load(running: 0, queued: 0, uploading: 0))
-        // A withdrawn place (an upload that failed) is free again at once.
-        let third = try scheduler.admit(for: "a")
-        _ = try scheduler.admit(for: "a")
-        #expect(throws: JobScheduler.Refusal.full) { try scheduler.admit(for: "a") }
-        scheduler.withdraw(third)
-        _ = try scheduler.admit(for: "a")
     }
 
-    /// One client holds at most its share of the places, uploading and in all, while the
-    /// places left stay open to others; a finished upload gives back its upload place, a
-    /// finished job its place.
+    /// Uploads in flight hold no place, only their bytes: as many as `uploads` arrive at
+    /// once, together holding at most `bytes`; a withdrawn upload gives its bytes back, and
+    /// an admitted one hands them to its job.
+    @Test func uploadsHoldBytesNotPlaces() throws {
+        let scheduler = JobScheduler(
+            maxRunning: 1, queueLength: 1, uploadBudget: JobScheduler.UploadBudget(uploads: 2, bytes: 100))
+        let one = try scheduler.beginUpload(for: "a")
+        let two = try scheduler.beginUpload(for: "b")
+        #expect(throws: JobScheduler.Refusal.uploads(limit: 2)) { try scheduler.beginUpload(for: "c") }
+        try scheduler.take(60, for: one)
+        #expect(throws: JobScheduler.Refusal.uploadBytes(limit: 100)) { try scheduler.take(41, for: two) }
+        try scheduler.take(40, for: two)
+        scheduler.withdraw(one)
+        try scheduler.take(60, for: two)
+        try scheduler.admit(two)
+        #expect(scheduler.load == JobScheduler.Load(running: 0, queued: 1, uploading: 0))
+        let three = try scheduler.beginUpload(for: "c")
+        try scheduler.take(100, for: three)
+    }
+
+    /// One client has at most its share of uploads in flight and of places, while the
+    /// places left stay open to others; an upload over the place share is refused when its
+    /// body completes, and a finished job gives its place back.
     @Test func aClientHoldsAtMostItsShare() throws {
         let scheduler = JobScheduler(maxRunning: 1, queueLength: 9, share: JobScheduler.Share(uploads: 2, jobs: 3))
-        let first = try scheduler.admit(for: "a")
-        _ = try scheduler.admit(for: "a")
-        #expect(throws: JobScheduler.Refusal.clientUploads(limit: 2)) { try scheduler.admit(for: "a") }
-        _ = try scheduler.admit(for: "b")
-        _ = try scheduler.admit(for: "b")
-        try scheduler.run(first, checking: Self.bounded("the first job, with the slot free")) {
-            // Its upload is over: one more upload, but no more places in all.
-            _ = try scheduler.admit(for: "a")
-            #expect(throws: JobScheduler.Refusal.clientJobs(limit: 3)) { try scheduler.admit(for: "a") }
-            _ = try scheduler.admit(for: "c")
-        }
-        // Its job over, "a" holds two uploads again: its upload share, with places to spare.
-        #expect(throws: JobScheduler.Refusal.clientUploads(limit: 2)) { try scheduler.admit(for: "a") }
-        #expect(scheduler.load == JobScheduler.Load(running: 0, queued: 5, uploading: 5))
+        let first = try scheduler.beginUpload(for: "a")
+        let second = try scheduler.beginUpload(for: "a")
+        #expect(throws: JobScheduler.Refusal.clientUploads(limit: 2)) { try scheduler.beginUpload(for: "a") }
+        _ = try scheduler.beginUpload(for: "b")
+        try scheduler.admit(first)
+        try scheduler.admit(second)
+        let third = try scheduler.beginUpload(for: "a")
+        let fourth = try scheduler.beginUpload(for: "a")
+        try scheduler.admit(third)
+        #expect(throws: JobScheduler.Refusal.clientJobs(limit: 3)) { try scheduler.admit(fourth) }
+        #expect(throws: JobScheduler.Refusal.clientJobs(limit: 3)) { try scheduler.beginUpload(for: "a") }
+        _ = try scheduler.admitted(for: "c")
+        try scheduler.run(first, checking: Self.bounded("the first job, with the slot free")) {}
+        // Its job over, "a" has a place again.
+        _ = try scheduler.admitted(for: "a")
+        #expect(scheduler.load == JobScheduler.Load(running: 0, queued: 4, uploading: 1))
     }
 
     /// The time an upload gets: its declared length at `min_upload_bytes_per_s`, plus the
@@ -201,14 +238,15 @@ import TestSupport
     @Test func anUploadsTimeFollowsItsDeclaredLength() throws {
         let temporary = TemporaryDirectory("upload-time")
         let directory = try JobDirectory.create(parent: temporary.path)
-        let ticket = try JobScheduler(maxRunning: 1, queueLength: 0).admit(for: "a")
+        let ticket = try JobScheduler(maxRunning: 1, queueLength: 0).beginUpload(for: "a")
+        let grace = 7
         func allowed(declared: Int64?, rate: Int) throws -> Int? {
             let upload = try MigrationUpload(
                 directory: directory, ticket: ticket, bodyKind: .multipart, keep: false, maxBytes: 1_000_000,
-                minBytesPerSecond: rate, declaredBytes: declared, spec: .fromParts(registered: nil, queryOptions: [:]))
+                minBytesPerSecond: rate, graceSeconds: grace, declaredBytes: declared,
+                spec: .fromParts(registered: nil, queryOptions: [:]))
             return upload.allowedSeconds
         }
-        let grace = MigrationUpload.rateGraceSeconds
         #expect(try allowed(declared: 20_000, rate: 1000) == grace + 20)
         #expect(try allowed(declared: 20_001, rate: 1000) == grace + 21)
         #expect(try allowed(declared: nil, rate: 1000) == grace + 1000)
@@ -218,8 +256,8 @@ import TestSupport
 
     @Test func aWaitingJobRunsOnceTheSlotFrees() throws {
         let scheduler = JobScheduler(maxRunning: 1, queueLength: 1)
-        let first = try scheduler.admit(for: "a")
-        let second = try scheduler.admit(for: "a")
+        let first = try scheduler.admitted(for: "a")
+        let second = try scheduler.admitted(for: "a")
         let events = Events()
         let firstRunning = DispatchSemaphore(value: 0)
         Thread.detachNewThread {
@@ -299,7 +337,8 @@ final class Events: Sendable {
             "PREFLIGHT_MAX_CONCURRENT_JOBS": "3", "PREFLIGHT_QUEUE_LENGTH": "0", "PREFLIGHT_CONNECTION_TIMEOUT_S": "5",
             "PREFLIGHT_PER_IP_CONNECTION_LIMIT": "0", "PREFLIGHT_JOB_DIR": "jobs", "PREFLIGHT_KEEP_SECONDS": "7",
             "PREFLIGHT_TOKENS": "a, b", "PREFLIGHT_PLANS_DIR": "/p", "PREFLIGHT_DEVICES_DIR": "d",
-            "PREFLIGHT_SHUTDOWN_GRACE_S": "1",
+            "PREFLIGHT_SHUTDOWN_GRACE_S": "1", "PREFLIGHT_MAX_UPLOADS_IN_FLIGHT": "12",
+            "PREFLIGHT_MAX_UPLOAD_BYTES_IN_FLIGHT": "4294967296", "PREFLIGHT_UPLOAD_GRACE_S": "2",
         ]
         let configuration = try ServiceConfiguration.load(path: nil, environment: environment, currentDirectory: "/here")
         #expect(configuration.bind == "127.0.0.1")
@@ -315,6 +354,9 @@ final class Events: Sendable {
         #expect(configuration.plansDir == "/p")
         #expect(configuration.devicesDir == "/here/d")
         #expect(configuration.shutdownGraceS == 1)
+        #expect(configuration.maxUploadsInFlight == 12)
+        #expect(configuration.maxUploadBytesInFlight == 4 << 30)
+        #expect(configuration.uploadGraceS == 2)
         #expect(!configuration.allowsMissingCatalogs)
     }
 
@@ -376,11 +418,11 @@ final class Events: Sendable {
         let object = try #require(JSONValue.parse(first)?.objectValue)
         #expect(
             Set(object.keys) == [
-                "report_version", "job_id", "outcome", "failure", "plan", "options", "sqlite", "input", "launches", "steps",
-                "space",
-                "final", "warnings", "timings", "kill_sweep", "disk_full_sweep", "power_loss_sweep",
+                "report_version", "job_id", "outcome", "failure", "first_launch", "plan", "options", "sqlite", "input",
+                "launches", "steps", "space", "final", "warnings", "timings", "kill_sweep", "disk_full_sweep", "power_loss_sweep",
             ])
         #expect(object["failure"] == .null)
+        #expect(object["first_launch"] == .null)
         #expect(object["kill_sweep"] == .null)
         #expect(object["power_loss_sweep"] == .null)
     }
@@ -392,6 +434,10 @@ final class Events: Sendable {
         #expect(text.contains("failure sql_error (step 2): no such column: x"))
         #expect(lines.contains { $0.contains("v1") && $0.contains("create notes") && $0.contains("applied") && $0.contains("12 ms") && $0.contains("peak 8.0 KiB") })
         #expect(lines.contains { $0.contains("v2") && $0.contains("failed") })
+        #expect(!text.contains("first launch"))
+        var created = sampleReport(outcome: .completed)
+        created.firstLaunch = .created
+        #expect(ReportRendering.text(created).contains("first launch: the framework created the schema (its create path; no migration ran)"))
     }
 
     @Test func junitCarriesTheOutcome() {
@@ -414,7 +460,7 @@ final class Events: Sendable {
         var second = StepReport(version: 2, name: "sync status", kind: .sql, status: failedStep ? .failed : .applied)
         second.elapsedMs = 3
         second.launch = 1
-        let failure = outcome == .completed ? nil : Failure(kind: "sql_error", step: 2, message: "no such column: x")
+        let failure = outcome == .completed ? nil : Failure(kind: .sqlError, step: 2, message: "no such column: x")
         return Report(
             jobID: "job-1", outcome: outcome, failure: failure,
             plan: PlanSummary(name: "notes", sha256: "abc", targetVersion: 2, runner: .perStep), options: RunOptions(),
@@ -671,4 +717,13 @@ extension HTTPResponse {
     var errorCode: String? { json?["error"]?.objectValue?["code"]?.stringValue }
 
     var errorMessage: String? { json?["error"]?.objectValue?["message"]?.stringValue }
+}
+
+extension JobScheduler {
+    /// An upload of `client` whose body is complete at once: its job's place.
+    func admitted(for client: String) throws(Refusal) -> Ticket {
+        let ticket = try beginUpload(for: client)
+        try admit(ticket)
+        return ticket
+    }
 }

@@ -80,7 +80,7 @@ struct SpaceTests {
         let before = FixtureDatabase.sha256(of: run.database)
         let refused = try run.report(["--free-bytes", "\(tooLittle)", "--out", run.directory.file("refused.db")])
         #expect(refused.outcome == .refused, "\(String(describing: refused.failure))")
-        #expect(refused.failure?.kind == "insufficient_space")
+        #expect(refused.failure?.kind.rawValue == "insufficient_space")
         #expect(refused.failure?.freeBytes == tooLittle - beforeStep)
         #expect(try #require(refused.failure?.neededBytes) >= needed)
         #expect(refused.step(2)?.status == .refused)
@@ -204,7 +204,7 @@ struct SpaceTests {
     /// disk_full: the step rolled back, the database consistent at version 1, no row lost.
     static func expectDiskFullRolledBack(_ report: RunReport, rows: Int, sourceLocation: SourceLocation = #_sourceLocation) {
         #expect(report.outcome == .diskFull, "\(String(describing: report.failure))", sourceLocation: sourceLocation)
-        #expect(report.failure?.kind == "disk_full", sourceLocation: sourceLocation)
+        #expect(report.failure?.kind.rawValue == "disk_full", sourceLocation: sourceLocation)
         #expect(report.final?.integrity == "ok", sourceLocation: sourceLocation)
         #expect(report.final?.userVersion == 1, sourceLocation: sourceLocation)
         #expect(report.final?.tables?["notes"] == Int64(rows), sourceLocation: sourceLocation)

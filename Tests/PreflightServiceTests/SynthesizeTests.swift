@@ -181,6 +181,25 @@ struct SynthesizeTests {
         #expect(try content(seed: 43, "c.db") != first)
     }
 
+    /// A Room app whose history starts at version 24 and ships only even versions: version
+    /// V is built from the base step along Room's path, with V's identity hash in
+    /// `room_master_table`, as Room leaves a file at V.
+    @Test func aRoomFileAtVersionVHoldsVsIdentityHash() throws {
+        let directory = TemporaryDirectory("synthesize")
+        let plan = try ShelfRoomPlan.write(in: directory)
+        let out = directory.file("v26.db")
+        let result = try PreflightProcess.run(["synthesize", "--plan", plan, "--version", "26", "--rows", "book=10", "--out", out])
+        #expect(result.status == 0, "\(result.stderr)")
+        let connection = try Connection(path: out, readOnly: true)
+        #expect(try connection.userVersion == 26)
+        #expect(try connection.rows("SELECT identity_hash FROM room_master_table WHERE id = 42") == [[.text("hash26")]])
+        #expect(try connection.rows("SELECT name FROM pragma_table_info('book')").compactMap { $0[0].textValue } == ["id", "title", "isbn"])
+        #expect(try connection.integer("SELECT count(*) FROM book") == 10)
+        let odd = try PreflightProcess.run(["synthesize", "--plan", plan, "--version", "25", "--rows", "book=1", "--out", out])
+        #expect(odd.status == 2)
+        #expect(odd.stderr.contains("version 25 is not one of the plan's versions (24...28)"), "\(odd.stderr)")
+    }
+
     /// What a user gets wrong is said plainly, with exit status 2; `--version` alone
     /// still prints the versions, as for every command.
     @Test func badRequestsAreUsageErrors() throws {

@@ -54,16 +54,17 @@ import TestSupport
     }
 
     /// A body trickled below `min_upload_bytes_per_s` is cut off with 408 once the grace
-    /// time is over, and its job directory goes.
-    @Test func aTrickledUploadIsCutOffWith408() throws {
-        let server = try ServerProcess(environment: ["PREFLIGHT_MIN_UPLOAD_BYTES_PER_S": "1000"])
+    /// time (`upload_grace_s`, one second here) is over, and its job directory goes.
+    @Test func onTheWallClockATrickledUploadIsCutOffWith408() throws {
+        let server = try ServerProcess(
+            environment: ["PREFLIGHT_MIN_UPLOAD_BYTES_PER_S": "1000", "PREFLIGHT_UPLOAD_GRACE_S": "1"])
         let socket = try LoopbackSocket(port: server.port)
         try socket.send(
             "POST /v1/migrations?plan=notes HTTP/1.1\r\nHost: test\r\nContent-Type: application/octet-stream\r\n"
                 + "Content-Length: 1000000\r\n\r\nSQLite")
         #expect(eventually { server.jobDirEntries.count == 1 })
         // Past the grace time, the next piece finds the average far below 1000 bytes/s.
-        Thread.sleep(forTimeInterval: Double(MigrationUpload.rateGraceSeconds) + 0.5)
+        Thread.sleep(forTimeInterval: 1.5)
         try socket.send(" form")
         let answer = socket.receiveAll()
         #expect(answer.hasPrefix("HTTP/1.1 408"), "\(answer)")
@@ -73,7 +74,7 @@ import TestSupport
 
     /// A connection that never finishes its headers is closed after the short header
     /// timeout, long before the configured `connection_timeout_s` (60 s here).
-    @Test func unfinishedHeadersTimeOutSoon() throws {
+    @Test func onTheWallClockUnfinishedHeadersTimeOutSoon() throws {
         let server = try ServerProcess(environment: ["PREFLIGHT_CONNECTION_TIMEOUT_S": "60"])
         let socket = try LoopbackSocket(port: server.port)
         try socket.send("GET /healthz HTTP/1.1\r\nHost: te")
@@ -159,6 +160,10 @@ final class LoopbackSocket {
             }
             received += buffer[..<count]
         }
-        return String(decoding: received, as: UTF8.self)
+        let answer = String(decoding: received, as: UTF8.self)
+        if answer.hasPrefix("HTTP/1.1 "), let status = Int(answer.dropFirst(9).prefix(3)) {
+            ErrorBodyAudit.check(status: status, body: answer)
+        }
+        return answer
     }
 }

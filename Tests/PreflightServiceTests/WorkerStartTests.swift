@@ -71,7 +71,7 @@ import TestSupport
     /// bound is one-sided: the start is timed here from before the spawn to after the
     /// worker was seen waiting, longer than it was, and a kill cannot come before its
     /// deadline however loaded the machine.
-    @Test func theWaitForTheGoIsNotPartOfTheLaunch() throws {
+    @Test func onTheWallClockTheWaitForTheGoIsNotPartOfTheLaunch() throws {
         let (launcher, job) = try launcher()
         _ = try FixtureDatabase.create(at: job.work.path, sql: "CREATE TABLE t(x); PRAGMA user_version = 1;")
         try writeInstructions(job, plan: Self.endlessPlan)

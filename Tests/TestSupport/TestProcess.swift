@@ -54,7 +54,9 @@ public final class TestProcess: @unchecked Sendable {
     private var stderrPath: String { files.file("stderr") }
 
     /// Starts `executable` with `arguments`, in this process's environment with
-    /// `environment` added (or in `environment` alone when `inherits` is false), in
+    /// `environment` added (or in `environment` alone when `inherits` is false), the
+    /// synthesis cache off unless `environment` or the arguments name it (a test sees the
+    /// synthesis it asked for, never a file another test or another build left), in
     /// `workingDirectory` (the repository's root by default), with `input` on its standard
     /// input (none by default). With `mergingErrors` its standard error goes to its standard
     /// output, interleaved as it wrote them (for tools whose message may be on either). With
@@ -68,7 +70,8 @@ public final class TestProcess: @unchecked Sendable {
         process.executableURL = URL(fileURLWithPath: executable)
         process.arguments = arguments
         process.currentDirectoryURL = URL(fileURLWithPath: workingDirectory)
-        process.environment = inherits ? ProcessInfo.processInfo.environment.merging(environment) { $1 } : environment
+        process.environment = (inherits ? ProcessInfo.processInfo.environment : [:])
+            .merging(["PREFLIGHT_SYNTHESIS_CACHE_BYTES": "0"]) { $1 }.merging(environment) { $1 }
         for path in [stdoutPath, stderrPath] { _ = FileManager.default.createFile(atPath: path, contents: nil) }
         let stdoutFile = FileHandle(forWritingAtPath: stdoutPath)
         // Foundation closes this process's end of a pipe it hands the child, so the test

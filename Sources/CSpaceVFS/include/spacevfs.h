@@ -40,8 +40,11 @@ typedef struct spacevfs_counters {
     int64_t write_calls[SPACEVFS_CLASS_COUNT];    /* xWrite calls per class */
     int64_t reads[SPACEVFS_CLASS_COUNT];          /* xRead calls per class */
     int64_t bytes_read[SPACEVFS_CLASS_COUNT];     /* bytes asked of xRead per class */
-    int64_t random_reads[SPACEVFS_CLASS_COUNT];   /* xRead calls not starting where the handle's last read ended */
+    int64_t random_reads[SPACEVFS_CLASS_COUNT];   /* xRead calls that went to flash and did not start where the handle's last read ended */
+    int64_t flash_bytes_read[SPACEVFS_CLASS_COUNT]; /* bytes of the pages xRead found outside the kernel's page cache (pagecache.h) */
+    int64_t cached_pages[SPACEVFS_CLASS_COUNT];   /* pages copied from or into the page cache: those xRead found there, and every page xWrite wrote */
     int64_t flushed_extents[SPACEVFS_CLASS_COUNT]; /* runs of bytes a sync made durable: the handle's writes since its last sync, merged where they touch (database, journal and WAL) */
+    int64_t flushed_bytes[SPACEVFS_CLASS_COUNT];  /* bytes those syncs wrote to flash: every page of those runs, once per sync */
 } spacevfs_counters;
 
 typedef struct spacevfs_stats {
@@ -62,7 +65,7 @@ typedef struct spacevfs_stats {
 } spacevfs_stats;
 
 #define SPACEVFS_MAGIC 0x50465356u /* "PFSV" */
-#define SPACEVFS_LAYOUT_VERSION 5u
+#define SPACEVFS_LAYOUT_VERSION 6u
 
 /*
 ** Parent side: create (or truncate) the stats file at zPath with the given quota
@@ -122,6 +125,22 @@ void spacevfs_set_io_hook(void (*xHook)(void));
 ** not from this disk. Wall-clock runs and calibration time real flushes.
 */
 void spacevfs_count_flushes_only(int bOn);
+
+/*
+** The kernel's page cache, as the device clock counts it: a page read or
+** written once in a job is cached, and the relaunch after a SIGKILL finds it
+** still cached (the bits live in "<stats path less .stats>.pages.stats", made with the stats
+** file); a deleted file's pages, and a truncated file's pages past its end,
+** leave it.  A job starts with no page of its files cached, unless
+** spacevfs_pages_warm_at_open(1) was called before the files were first
+** opened: then every page of a named file is cached when the job first opens
+** it.  While spacevfs_pause_pages(1) holds, reads neither count in the page
+** cache nor bring pages into it (work that is not the app's).
+*/
+void spacevfs_pages_warm_at_open(int bOn);
+void spacevfs_pause_pages(int bOn);
+/* The file zPath left the page cache (the caller evicted it): 0, or ENOENT if never opened. */
+int spacevfs_forget_pages(const char *zPath);
 
 /* Faults spacevfs_inject_fault can arm. */
 enum {

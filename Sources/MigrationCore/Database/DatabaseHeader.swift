@@ -54,7 +54,9 @@ extension DatabaseHeader {
     /// in the WAL, from which SQLite reads them. With either beside the file (not empty),
     /// whether the file is whole is for SQLite to judge when it opens the pair (the
     /// inspection, a launch): reading which WAL frames it applies takes the whole WAL.
-    public static func read(path: String, journal: String?, wal: String?) -> HeaderReading {
+    /// `checksSize` false leaves the size to SQLite always: the rehearsal's inspection
+    /// asks SQLite, which then says what it finds in its own words.
+    public static func read(path: String, journal: String?, wal: String?, checksSize: Bool = true) -> HeaderReading {
         guard let handle = FileHandle(forReadingAtPath: path) else {
             return .invalid("the file cannot be opened for reading")
         }
@@ -70,7 +72,7 @@ extension DatabaseHeader {
         } catch {
             return .invalid("the file cannot be read: \(error.localizedDescription)")
         }
-        return parse(bytes, fileSize: fileSize, mainFileAlone: !holdsBytes(journal) && !holdsBytes(wal))
+        return parse(bytes, fileSize: fileSize, mainFileAlone: checksSize && !holdsBytes(journal) && !holdsBytes(wal))
     }
 
     /// Whether the journal or WAL at `sidecar` has something in it for SQLite to recover.

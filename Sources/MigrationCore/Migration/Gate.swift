@@ -28,7 +28,9 @@ public struct Gate: Sendable {
                 kind: Failure.Kind.futureVersion,
                 message: "grdb_migrations records migration \"\(unknown)\", which plan \"\(plan.name)\" does not register: a newer app migrated this file, and this migration cannot undo it"))
         }
-        if standing.furthest > target {
+        // Room erases a newer file when the app's destructive fallback covers a downgrade.
+        let erasedByRoom = plan.room?.destructiveFallback.erases(from: standing.furthest, to: target) ?? false
+        if standing.furthest > target, !erasedByRoom {
             let newest = target == plan.newestVersion ? "the plan's newest version" : "the target version"
             let what = plan.runner.keepsUserVersion ? "user_version \(standing.furthest)" : "migration \(standing.furthest) (grdb_migrations)"
             return .refuse(Failure(

@@ -8,6 +8,13 @@ public struct MigrationEvent: Sendable, Codable, Equatable {
         /// The database is open; `userVersion` and `cursor`/`version` (pending work) say where it stands.
         case opened
         case stepStarted = "step_started"
+        /// The framework's create path begins instead of its migrations (Room's and
+        /// `SQLiteOpenHelper`'s `onCreate`, Drift's `createAll`): the schema of the target is
+        /// made as a fresh install makes it; `userVersion` is the file's version.
+        case createStarted = "create_started"
+        /// Room's destructive fallback dropped the app's tables, to create them anew in the
+        /// same transaction: `failure` (kind `data_erased`) says why and what was lost.
+        case databaseErased = "database_erased"
         /// Under a runner that autocommits (drift): a statement of the step begins. Until the
         /// next event it is the one piece of work that a kill would undo.
         case statementStarted = "statement_started"

@@ -26,6 +26,45 @@ final class MigrationRun {
     var target: Int { migrator.target }
     var pendingSteps: [Step] { standing.pendingSteps(in: plan, through: target) }
 
+    /// The plan's `fresh_install` when it makes the target's schema (it is the newest
+    /// version's); nil otherwise.
+    var freshInstallForTarget: FreshInstall? {
+        guard let script = plan.freshInstall, script.version == target, target == plan.newestVersion else { return nil }
+        return script
+    }
+
+    /// The framework's create path (`onCreate`, `createAll`) on an empty or version-0 file:
+    /// the plan's `fresh_install` for the target, each statement committed as `commit` says
+    /// (inside the runner's transaction, or on its own); without one, the steps of the
+    /// plan's path from an empty file to the target stand for it. Emits `create_started`
+    /// first. Nil when it ran; else how it stopped.
+    func create(commit: StepCommit, failureNote: String) -> Migrator.StepStop? {
+        var started = MigrationEvent(.createStarted)
+        started.userVersion = standing.version
+        emit(started)
+        guard let script = freshInstallForTarget else {
+            guard let path = plan.migrationPath(from: 0, to: target) else {
+                return Migrator.StepStop(ending: .stopped(.failed, Failure(
+                    kind: Failure.Kind.sqlError,
+                    message: "the plan has no fresh_install for version \(target) and no path of steps from an empty file to it, so the schema of version \(target) cannot be created")), abandoned: false)
+            }
+            for step in path {
+                if let stopped = run(step, commit: commit, failureNote: failureNote) { return stopped }
+            }
+            return nil
+        }
+        do throws(SQLiteError) {
+            for statement in script.sql { try connection.runPlanStatement(statement) }
+            return nil
+        } catch {
+            let stop: Migrator.Stop = error.isDiskFull ? .diskFull : .failed
+            return Migrator.StepStop(ending: .stopped(stop, Failure(
+                kind: error.isDiskFull ? Failure.Kind.diskFull : Failure.Kind.sqlError,
+                message: "the fresh install, which the framework runs to create the schema of version \(target) on a file at version \(standing.version), failed: \(error.message); \(failureNote)",
+                statement: error.sql, sqliteCode: error.code)), abandoned: false)
+        }
+    }
+
     /// Runs `step` through `Migrator.runStep`, committed as `commit` says; nil when it applied.
     func run(_ step: Step, commit: StepCommit, failureNote: String? = nil) -> Migrator.StepStop? {
         let recordsItself = commit.recordsStep

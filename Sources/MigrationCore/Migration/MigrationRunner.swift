@@ -55,16 +55,22 @@ struct GRDBRunner: MigrationRunner {
     }
 }
 
-/// Drift's `onUpgrade`: no transaction, so every statement commits on its own; the version
-/// is written once, after the last step. A kill in the middle leaves what the finished
-/// statements did at the old version, and the next launch runs the same steps again.
+/// Drift's `onUpgrade` (`onCreate` for a file at version 0): no transaction, so every
+/// statement commits on its own; the version is written once, after the last step. A kill
+/// in the middle leaves what the finished statements did at the old version, and the next
+/// launch runs the same steps again.
 struct DriftRunner: MigrationRunner {
     func run(_ run: MigrationRun) -> Migrator.Ending {
         let pending = run.pendingSteps
         guard let last = pending.last else { return run.finish(at: run.standing.version) }
         let note = "drift runs the steps without a transaction: what the statements before it did stays committed, and user_version stays \(run.standing.version)"
-        for step in pending {
-            if let stopped = run.run(step, commit: .autocommit, failureNote: note) { return stopped.ending }
+        // `MigrationStrategy.onCreate`'s default, `createAll()`, for a file at version 0.
+        if run.standing.version == 0 {
+            if let stopped = run.create(commit: .autocommit, failureNote: note) { return stopped.ending }
+        } else {
+            for step in pending {
+                if let stopped = run.run(step, commit: .autocommit, failureNote: note) { return stopped.ending }
+            }
         }
         do {
             try run.recordVersion(run.target)

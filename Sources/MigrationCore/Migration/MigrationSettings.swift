@@ -4,19 +4,24 @@ public struct MigrationSettings: Sendable, Equatable {
     public var target: Int?
     public var spaceCheck: SpaceCheck
     public var connection: ConnectionSettings
-    /// The SQLite the migration is held to, when it is older than the one linked: a step
-    /// that uses a feature newer than it fails before it runs, as it would fail there
-    /// (`SQLiteFeature`). Nil for the linked SQLite's own judgement.
+    /// The device's SQLite. A step that uses a feature newer than it fails before it runs,
+    /// as it would fail there (`SQLiteFeature`), unless `refusesNewerSQL` is off; the
+    /// functions it has and the linked SQLite lacks are provided (`DeviceFunctions`). Nil
+    /// for the linked SQLite's own judgement.
     public var sqliteVersion: SQLiteVersion?
+    /// Whether a step that uses SQL newer than `sqliteVersion` fails (`sqlite_check: fail`)
+    /// or runs here for the caller to warn about (`warn`).
+    public var refusesNewerSQL: Bool
 
     public init(
         target: Int? = nil, spaceCheck: SpaceCheck = .estimate, connection: ConnectionSettings = ConnectionSettings(),
-        sqliteVersion: SQLiteVersion? = nil
+        sqliteVersion: SQLiteVersion? = nil, refusesNewerSQL: Bool = true
     ) {
         self.target = target
         self.spaceCheck = spaceCheck
         self.connection = connection
         self.sqliteVersion = sqliteVersion
+        self.refusesNewerSQL = refusesNewerSQL
     }
 
     /// Whether a step is refused when its space estimate exceeds the free space.
@@ -50,11 +55,17 @@ public struct ConnectionSettings: Sendable, Equatable, Codable {
     /// `PRAGMA foreign_keys` as the platform opens the connection; the plan's own
     /// `foreign_keys` (what the app's code sets) is applied after it.
     public var foreignKeys: Bool?
+    /// Android: ICU's `lower`, `upper`, `LIKE` and `REGEXP` and the framework's `LOCALIZED`,
+    /// `PHONEBOOK` and `UNICODE` collations on every connection (`defineAndroidSQL`).
+    public var androidFunctions: Bool?
+    /// The device's locale ("en_US", "tr_TR"), which orders `LOCALIZED` and case-maps
+    /// `lower` and `upper` where `androidFunctions` is on; nil for `defaultLocale`.
+    public var locale: String?
 
     public init(
         secureDelete: Bool? = nil, journalMode: String? = nil, synchronous: String? = nil,
         legacyAlterTable: Bool? = nil, tempStore: String? = nil, journalSizeLimit: Int64? = nil,
-        walAutocheckpoint: Int? = nil, foreignKeys: Bool? = nil
+        walAutocheckpoint: Int? = nil, foreignKeys: Bool? = nil, androidFunctions: Bool? = nil, locale: String? = nil
     ) {
         self.secureDelete = secureDelete
         self.journalMode = journalMode
@@ -64,12 +75,15 @@ public struct ConnectionSettings: Sendable, Equatable, Codable {
         self.journalSizeLimit = journalSizeLimit
         self.walAutocheckpoint = walAutocheckpoint
         self.foreignKeys = foreignKeys
+        self.androidFunctions = androidFunctions
+        self.locale = locale
     }
 
     enum CodingKeys: String, CodingKey, CaseIterable {
         case secureDelete = "secure_delete", journalMode = "journal_mode", synchronous
         case legacyAlterTable = "legacy_alter_table", tempStore = "temp_store", journalSizeLimit = "journal_size_limit"
         case walAutocheckpoint = "wal_autocheckpoint", foreignKeys = "foreign_keys"
+        case androidFunctions = "android_functions", locale
     }
 
     /// The settings' names in JSON (a device profile's `connection`).

@@ -135,6 +135,7 @@ public final class Migrator {
     /// settings, then the plan's foreign keys. Every runner's connection is made here.
     private func open(path: String, freshFile: Bool) throws(SQLiteError) -> Connection {
         let connection = try Connection(path: path, vfs: spaceMeter?.vfsName)
+        try settings.defineFunctions(on: connection)
         if let workMeter { try connection.reportWork(to: workMeter) }
         for pragma in settings.connection.pragmas(freshFile: freshFile) { try connection.execute(pragma) }
         try connection.execute("PRAGMA foreign_keys = \(plan.foreignKeys ? "ON" : "OFF")")
@@ -188,6 +189,10 @@ public final class Migrator {
             // The device's SQLite would refuse the statement: the step fails as it would there.
             if let tooOld = settings.sqliteFailure(of: step) {
                 return StepStop(ending: stop(step, .failed, tooOld, stepStart: stepStart, emit: emit), abandoned: false)
+            }
+            // The device's SQLite would run it, and Preflight's cannot: no prediction.
+            if let beyond = settings.engineFailure(of: step) {
+                return StepStop(ending: stop(step, .failed, beyond, stepStart: stepStart, emit: emit), abandoned: false)
             }
             // Only when there is a free-space limit for it to refuse the step against: the
             // estimate reads every page of the tables the step touches, work that only the
@@ -246,7 +251,9 @@ public final class Migrator {
 
     private func executor(for step: Step) -> StepExecutor {
         switch step.action {
-        case .sql(let statements): return SQLStep(statements: statements)
+        case .sql(let statements):
+            let checks = settings.sqliteVersion.map { $0 >= SQLiteFeature.addColumnChecksRows } ?? true
+            return SQLStep(statements: statements, checksAddedColumns: checks)
         case .rebuild(let rebuild): return TableRebuild(rebuild: rebuild)
         case .backfill(let backfill): return ChunkedBackfill(backfill: backfill)
         }

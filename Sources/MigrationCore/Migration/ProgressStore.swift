@@ -8,7 +8,10 @@ import Foundation
 /// step N is a valid intermediate state: the next run continues from `cursor`.
 /// Tables named `_preflight_*` are Preflight's own and are left out of row counts and
 /// schema comparisons.
-public struct ProgressStore {
+///
+/// A store saves batch after batch of one loop: its statement is prepared once, and the
+/// table made once, so that a batch's own bookkeeping is one row written.
+public final class ProgressStore {
     public static let table = "_preflight_progress"
     /// Prefix of every table Preflight creates for its own bookkeeping.
     public static let internalPrefix = "_preflight_"
@@ -42,6 +45,9 @@ public struct ProgressStore {
     }
 
     let connection: Connection
+    /// The prepared `INSERT OR REPLACE`, once the table is known to exist; nil again after
+    /// an error or a `clear`, which may have left the table gone.
+    private var insert: Statement?
 
     public init(connection: Connection) { self.connection = connection }
 
@@ -66,24 +72,37 @@ public struct ProgressStore {
 
     /// Writes `progress`; call inside the transaction whose work it records.
     public func save(_ progress: Progress) throws(SQLiteError) {
+        let values: [SQLiteValue] = [
+            .integer(Int64(progress.step)), .text(progress.definition), .text(progress.phase),
+            .integer(progress.rows), .integer(Int64(progress.batches)),
+            try ProgressStore.encodeKey(progress.cursor), try ProgressStore.encodeKey(progress.highWater),
+        ]
+        do {
+            try insertStatement().run(values)
+        } catch {
+            // A rolled-back transaction may have taken the table with it.
+            insert = nil
+            throw error
+        }
+    }
+
+    private func insertStatement() throws(SQLiteError) -> Statement {
+        if let insert { return insert }
         try connection.execute(
             """
             CREATE TABLE IF NOT EXISTS \(ProgressStore.table)(
               step INTEGER PRIMARY KEY, definition TEXT NOT NULL, phase TEXT NOT NULL,
               rows INTEGER NOT NULL, batches INTEGER NOT NULL, cursor TEXT, high_water TEXT)
             """)
-        try connection.prepare(
-            "INSERT OR REPLACE INTO \(ProgressStore.table) VALUES (?, ?, ?, ?, ?, ?, ?)"
-        ).run([
-            .integer(Int64(progress.step)), .text(progress.definition), .text(progress.phase),
-            .integer(progress.rows), .integer(Int64(progress.batches)),
-            try ProgressStore.encodeKey(progress.cursor), try ProgressStore.encodeKey(progress.highWater),
-        ])
+        let statement = try connection.prepare("INSERT OR REPLACE INTO \(ProgressStore.table) VALUES (?, ?, ?, ?, ?, ?, ?)")
+        insert = statement
+        return statement
     }
 
     /// Forgets the step's progress and drops the table when nothing is left in it;
     /// call inside the transaction that finishes the step.
     public func clear(step: Int) throws(SQLiteError) {
+        insert = nil
         guard try exists else { return }
         try connection.prepare("DELETE FROM \(ProgressStore.table) WHERE step = ?").run([.integer(Int64(step))])
         if try connection.integer("SELECT count(*) FROM \(ProgressStore.table)") == 0 {
@@ -97,6 +116,14 @@ public struct ProgressStore {
 
     static func encodeKey(_ key: [SQLiteValue]?) throws(SQLiteError) -> SQLiteValue {
         guard let key else { return .null }
+        // The common key, INTEGERs only, written as JSONEncoder writes it, without it: the
+        // cursor is saved at every batch.
+        var integers: [String] = []
+        for value in key {
+            guard case .integer(let integer) = value else { break }
+            integers.append(String(integer))
+        }
+        if integers.count == key.count { return .text("[" + integers.joined(separator: ",") + "]") }
         do {
             return .text(String(decoding: try JSONEncoder().encode(key), as: UTF8.self))
         } catch {

@@ -40,12 +40,13 @@ public struct Standing: Sendable, Equatable {
         return standing
     }
 
-    /// The steps up to `target` that have still to run, in plan order.
+    /// The steps up to `target` that have still to run, in the order they run: from
+    /// `user_version`, the plan's migration path (empty when there is none); under GRDB,
+    /// every step not applied, in plan order.
     func pendingSteps(in plan: Plan, through target: Int) -> [Step] {
-        plan.steps.filter { step in
-            guard step.version <= target else { return false }
-            guard !plan.runner.keepsUserVersion else { return step.version > version }
-            return !(step.id.map(appliedIDs.contains) ?? false)
+        guard !plan.runner.keepsUserVersion else { return plan.migrationPath(from: version, to: target) ?? [] }
+        return plan.steps.filter { step in
+            step.version <= target && !(step.id.map(appliedIDs.contains) ?? false)
         }
     }
 }

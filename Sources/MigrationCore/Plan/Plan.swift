@@ -1,4 +1,4 @@
-/// A migration plan (docs/CONTRACT.md §1): the app's steps from version 0 to its newest.
+/// A migration plan (docs/CONTRACT.md §1): the app's steps from its base version to its newest.
 public struct Plan: Sendable, Equatable {
     public var name: String
     public var description: String?
@@ -10,6 +10,13 @@ public struct Plan: Sendable, Equatable {
     public var runner: Runner
     /// The identity hash Room writes to `room_master_table` (`runner` room only).
     public var roomIdentityHash: String?
+    /// The rest of what a Room plan says about the app's Room; nil under every other runner.
+    public var room: RoomSettings?
+    /// The oldest version the plan can build: its first step creates that version's schema
+    /// on an empty file (1 for a plan whose history starts at the beginning).
+    public var baseVersion: Int = 1
+    /// In the plan's order: versions never go down. Under every runner but Room's, each
+    /// step migrates from the version before it, so versions are consecutive.
     public var steps: [Step]
     public var freshInstall: FreshInstall?
     /// SHA-256 of the plan document as given, hex.
@@ -20,14 +27,38 @@ public struct Plan: Sendable, Equatable {
     /// The version a fresh install of the newest app has.
     public var newestVersion: Int { steps.last?.version ?? 0 }
 
+    /// The step that ends at `version` (the first in the plan's order, where several do).
     public func step(version: Int) -> Step? {
-        steps.indices.contains(version - 1) ? steps[version - 1] : nil
+        steps.first { $0.version == version }
+    }
+
+    /// The steps that take a file from `start` to `end`, chosen as Room's
+    /// `MigrationContainer.findMigrationPath` chooses (androidx `RoomDatabase.kt`): from each
+    /// version, the step that goes furthest without passing `end`, with no going back when
+    /// that leads nowhere. Nil when there is no such path (a plan's steps only go up);
+    /// empty when `start == end`. Where steps are consecutive it is every step after
+    /// `start` up to `end`.
+    public func migrationPath(from start: Int, to end: Int) -> [Step]? {
+        guard start <= end else { return nil }
+        var path: [Step] = []
+        var at = start
+        while at < end {
+            let next = steps.filter { $0.fromVersion == at && $0.version <= end }.max { $0.version < $1.version }
+            guard let next else { return nil }
+            path.append(next)
+            at = next.version
+        }
+        return path
     }
 }
 
-/// One step: migrates a database from user_version `version - 1` to `version`.
+/// One step: migrates a database from user_version `fromVersion` to `version`.
 public struct Step: Sendable, Equatable {
     public var version: Int
+    /// The version the step migrates from: `version - 1` unless the plan says otherwise
+    /// (Room's `Migration(a, b)` spans versions); 0 for the base step of a plan whose base
+    /// version is above 1, which creates its schema on an empty file.
+    public var fromVersion: Int
     /// The migration's identifier as the app registers it (required under GRDB).
     public var id: String?
     public var name: String
@@ -37,6 +68,23 @@ public struct Step: Sendable, Equatable {
     /// SHA-256 of the step's own definition: a resumed rebuild or backfill checks it so
     /// that half-done work from another definition is discarded, not mixed.
     public var definitionHash: String
+    /// What `plan import` could not read from the app's code (`"needs_review"`): each names
+    /// the file and line a person must check; the step runs what was read.
+    public var needsReview: [String]
+
+    public init(
+        version: Int, fromVersion: Int? = nil, id: String? = nil, name: String, rowLossAllowed: Bool,
+        action: StepAction, definitionHash: String, needsReview: [String] = []
+    ) {
+        self.version = version
+        self.fromVersion = fromVersion ?? version - 1
+        self.id = id
+        self.name = name
+        self.rowLossAllowed = rowLossAllowed
+        self.action = action
+        self.definitionHash = definitionHash
+        self.needsReview = needsReview
+    }
 }
 
 public enum StepAction: Sendable, Equatable {
@@ -50,6 +98,15 @@ public enum StepAction: Sendable, Equatable {
         case .sql: return .sql
         case .rebuild: return .rebuild
         case .backfill: return .backfill
+        }
+    }
+
+    /// The rows a chunked step commits per batch; nil for `sql`, which commits once.
+    public var batchRows: Int? {
+        switch self {
+        case .sql: return nil
+        case .rebuild(let rebuild): return rebuild.batchRows
+        case .backfill(let backfill): return backfill.batchRows
         }
     }
 }

@@ -40,6 +40,22 @@ public enum PlanDecoder {
             throw PlanError(
                 "plan: \"room_identity_hash\" is what Room writes to room_master_table; it needs \"runner\": \"room\", not \"\(runner.rawValue)\"")
         }
+        for key in ["room_version", "room_identity_hashes", "room_destructive_fallback", "base_version"]
+        where runner != .room && fields.has(key) {
+            throw PlanError("plan: \"\(key)\" describes a Room app; it needs \"runner\": \"room\", not \"\(runner.rawValue)\"")
+        }
+        let baseVersion = try fields.optionalInteger("base_version") ?? 1
+        guard (1...Int64(Int32.max)).contains(baseVersion) else {
+            throw PlanError("plan: \"base_version\" must be a version from 1 up, got \(baseVersion)")
+        }
+        let roomVersion = try fields.optionalString("room_version").map { text throws(PlanError) -> RoomVersion in
+            guard let version = RoomVersion(text) else {
+                throw PlanError("plan: \"room_version\" must be an androidx.room release such as \"2.6.1\", got \"\(text)\"")
+            }
+            return version
+        }
+        let identityHashesValue = fields.take("room_identity_hashes")
+        let fallback = try decodeDestructiveFallback(fields.take("room_destructive_fallback"))
         guard case .array(let stepValues)? = fields.take("steps") else {
             throw PlanError("plan: \"steps\" must be an array of steps")
         }
@@ -49,7 +65,8 @@ public enum PlanDecoder {
         var steps: [Step] = []
         var positionOfID: [String: Int] = [:]
         for (index, value) in stepValues.enumerated() {
-            let step = try decodeStep(value, position: index + 1, runner: runner)
+            let step = try decodeStep(
+                value, position: index + 1, runner: runner, baseVersion: Int(baseVersion), previous: steps)
             if let id = step.id {
                 if let earlier = positionOfID[id] {
                     throw PlanError(
@@ -59,18 +76,70 @@ public enum PlanDecoder {
             }
             steps.append(step)
         }
+        let newest = steps.last?.version ?? 0
         let freshInstall = try freshInstallValue.map { value throws(PlanError) in
-            try decodeFreshInstall(value, newest: steps.last?.version ?? 0)
+            try decodeFreshInstall(value, newest: newest)
+        }
+        var room: RoomSettings?
+        if runner == .room {
+            let hashes = try decodeIdentityHashes(identityHashesValue, versions: Set(steps.map(\.version)))
+            if let roomIdentityHash, let newestHash = hashes[newest], newestHash != roomIdentityHash {
+                throw PlanError(
+                    "plan: \"room_identity_hash\" is \"\(roomIdentityHash)\" but \"room_identity_hashes\" gives version \(newest) the hash \"\(newestHash)\"; the newest version has one identity hash")
+            }
+            room = RoomSettings(version: roomVersion ?? .newestRead, identityHashes: hashes, destructiveFallback: fallback)
         }
         return Plan(
             name: name, description: description, applicationID: applicationID, foreignKeys: foreignKeys,
-            runner: runner, roomIdentityHash: roomIdentityHash, steps: steps, freshInstall: freshInstall,
+            runner: runner, roomIdentityHash: roomIdentityHash ?? room?.identityHashes[newest], room: room,
+            baseVersion: Int(baseVersion), steps: steps, freshInstall: freshInstall,
             sha256: SHA256.hex(bytes), document: bytes)
+    }
+
+    // MARK: - Room
+
+    private static func decodeDestructiveFallback(_ value: JSONValue?) throws(PlanError) -> RoomDestructiveFallback {
+        let problem = "plan: \"room_destructive_fallback\" must be \"off\", \"always\", \"on_downgrade\" or an array of versions (fallbackToDestructiveMigrationFrom)"
+        switch value {
+        case nil, .null?, .string("off")?: return .off
+        case .string("always")?: return .always
+        case .string("on_downgrade")?: return .onDowngrade
+        case .array(let items)?:
+            var versions: Set<Int> = []
+            for item in items {
+                guard let version = item.integerValue, (1...Int64(Int32.max)).contains(version) else {
+                    throw PlanError("\(problem); \(item.canonicalText) is not a version from 1 up")
+                }
+                versions.insert(Int(version))
+            }
+            return .from(versions)
+        case let other?: throw PlanError("\(problem), got \(other.canonicalText)")
+        }
+    }
+
+    private static func decodeIdentityHashes(_ value: JSONValue?, versions: Set<Int>) throws(PlanError) -> [Int: String] {
+        guard let value, value != .null else { return [:] }
+        guard let object = value.objectValue else {
+            throw PlanError("plan: \"room_identity_hashes\" must be an object from version to identity hash, not \(value.typeName)")
+        }
+        var hashes: [Int: String] = [:]
+        for (key, hash) in object {
+            guard let version = Int(key), versions.contains(version) else {
+                throw PlanError("plan: \"room_identity_hashes\" has \"\(key)\", which is not a version any step reaches")
+            }
+            guard let text = hash.stringValue, !text.trimmingWhitespace().isEmpty else {
+                throw PlanError("plan: \"room_identity_hashes\"[\"\(key)\"] must be a non-empty string")
+            }
+            hashes[version] = text
+        }
+        return hashes
     }
 
     // MARK: - Steps
 
-    private static func decodeStep(_ value: JSONValue, position: Int, runner: Runner) throws(PlanError) -> Step {
+    private static func decodeStep(
+        _ value: JSONValue, position: Int, runner: Runner, baseVersion: Int, previous: [Step]
+    ) throws(PlanError) -> Step {
         guard let object = value.objectValue else {
             throw PlanError("step \(position): must be an object, not \(value.typeName)")
         }
@@ -78,10 +147,14 @@ public enum PlanDecoder {
         guard let version = try fields.optionalInteger("version") else {
             throw PlanError("step \(position): \"version\" is missing")
         }
-        guard version == Int64(position) else {
+        let fromVersion = try fields.optionalInteger("from_version")
+        if fromVersion != nil, runner != .room {
             throw PlanError(
-                "step \(position): \"version\" is \(version), but versions start at 1 and go up by one, so this one must be \(position)")
+                "step \(position): \"from_version\" is Room's Migration(from, to) spanning versions; it needs \"runner\": \"room\", not \"\(runner.rawValue)\"")
         }
+        let from = try stepStart(
+            version: version, fromVersion: fromVersion, position: position, runner: runner, baseVersion: baseVersion,
+            previous: previous)
         fields.context = "step \(version)"
         let name = try fields.optionalString("name") ?? "version \(version)"
         fields.context = "step \(version) (\"\(name)\")"
@@ -96,6 +169,7 @@ public enum PlanDecoder {
         case "allowed": rowLossAllowed = true
         case let other?: throw PlanError("\(fields.context): \"row_loss\" can only be \"allowed\", got \"\(other)\"")
         }
+        let needsReview = try decodeNeedsReview(fields.take("needs_review"), context: fields.context)
         let kinds = ["sql", "rebuild", "backfill"].filter { fields.has($0) }
         guard kinds.count == 1 else {
             let found = kinds.isEmpty ? "none" : kinds.map { "\"\($0)\"" }.joined(separator: " and ")
@@ -108,17 +182,65 @@ public enum PlanDecoder {
         }
         let action: StepAction
         switch kinds[0] {
-        case "sql": action = .sql(try decodeSQL(fields.take("sql"), context: context))
+        // A Room migration may run nothing (an empty migrate(), a version with no tables yet).
+        case "sql": action = .sql(try decodeSQL(fields.take("sql"), context: context, allowsNone: runner == .room))
         case "rebuild": action = .rebuild(try decodeRebuild(fields.take("rebuild"), context: context))
         default: action = .backfill(try decodeBackfill(fields.take("backfill"), context: context))
         }
         try fields.rejectUnknown()
         return Step(
-            version: Int(version), id: id, name: name, rowLossAllowed: rowLossAllowed, action: action,
-            definitionHash: SHA256.hex(Array(value.canonicalText.utf8)))
+            version: Int(version), fromVersion: from, id: id, name: name, rowLossAllowed: rowLossAllowed, action: action,
+            definitionHash: SHA256.hex(Array(value.canonicalText.utf8)), needsReview: needsReview)
     }
 
-    private static func decodeSQL(_ value: JSONValue?, context: String) throws(PlanError) -> [String] {
+    /// `"needs_review"`: what an import could not read, one string per place.
+    private static func decodeNeedsReview(_ value: JSONValue?, context: String) throws(PlanError) -> [String] {
+        guard let value, value != .null else { return [] }
+        let problem = "\(context): \"needs_review\" must be an array of strings, each naming what a person must check"
+        guard case .array(let items) = value else { throw PlanError(problem) }
+        return try items.map { item throws(PlanError) in
+            guard let text = item.stringValue, !text.trimmingWhitespace().isEmpty else { throw PlanError(problem) }
+            return text
+        }
+    }
+
+    /// The version step `position` migrates from, once its place in the plan is checked:
+    /// outside Room, versions from the base up by one; under Room, the base step first, then
+    /// steps in the order of their versions, each from a version between the base and its
+    /// own, no two with the same pair.
+    private static func stepStart(
+        version: Int64, fromVersion: Int64?, position: Int, runner: Runner, baseVersion: Int, previous: [Step]
+    ) throws(PlanError) -> Int {
+        guard runner == .room else {
+            guard version == Int64(position) else {
+                throw PlanError(
+                    "step \(position): \"version\" is \(version), but versions start at 1 and go up by one, so this one must be \(position)")
+            }
+            return Int(version) - 1
+        }
+        guard let last = previous.last else {
+            guard version == Int64(baseVersion), fromVersion == nil else {
+                throw PlanError(
+                    "step 1: the first step creates the schema of the base version \(baseVersion) on an empty file, so its \"version\" must be \(baseVersion) and it has no \"from_version\"")
+            }
+            return 0
+        }
+        guard version <= Int64(Int32.max), version >= Int64(last.version) else {
+            throw PlanError(
+                "step \(position): \"version\" is \(version), after a step to version \(last.version); steps are listed in the order of their versions")
+        }
+        let from = fromVersion ?? version - 1
+        guard from >= Int64(baseVersion), from < version else {
+            throw PlanError(
+                "step \(position) (to version \(version)): it migrates from version \(from), which must be at least the base version \(baseVersion) and below \(version)")
+        }
+        if previous.contains(where: { $0.version == Int(version) && $0.fromVersion == Int(from) }) {
+            throw PlanError("step \(position): there is already a step from version \(from) to \(version)")
+        }
+        return Int(from)
+    }
+
+    private static func decodeSQL(_ value: JSONValue?, context: String, allowsNone: Bool = false) throws(PlanError) -> [String] {
         let scripts: [String]
         switch value {
         case .string(let text)?: scripts = [text]
@@ -133,7 +255,7 @@ public enum PlanDecoder {
             throw PlanError("\(context): \"sql\" must be a string or an array of strings")
         }
         let statements = scripts.flatMap { SQLText.statements(in: $0) }
-        guard !statements.isEmpty else { throw PlanError("\(context): \"sql\" has no statement") }
+        guard !statements.isEmpty || allowsNone else { throw PlanError("\(context): \"sql\" has no statement") }
         for statement in statements {
             if let problem = StatementRules.problem(in: statement) {
                 throw PlanError("\(context): \(problem) (in \"\(statement)\")")

@@ -75,6 +75,19 @@ public final class Connection {
         try execute("PRAGMA cell_size_check = ON; PRAGMA mmap_size = 0")
     }
 
+    /// Runs `body` (an `integrity_check` or `quick_check`) with `cell_size_check` off,
+    /// then sets it back. The check examines every cell of every page it loads;
+    /// cell_size_check would examine them again on each load, and with SQLite's small
+    /// default page cache an index is loaded many times over (docs/performance.md has the
+    /// figures). The reads that follow have it on again.
+    public func withoutCellSizeCheck<Value>(_ body: () throws(SQLiteError) -> Value) throws(SQLiteError) -> Value {
+        let cellSizeCheck = try integer("PRAGMA cell_size_check")
+        try execute("PRAGMA cell_size_check = OFF")
+        let checked = Result { () throws(SQLiteError) in try body() }
+        try execute("PRAGMA cell_size_check = \(cellSizeCheck)")
+        return try checked.get()
+    }
+
     // MARK: - Running SQL
 
     /// Runs every statement of `sql` in order. A failure names the statement that failed.

@@ -22,41 +22,57 @@ public struct SQLiteWork: Sendable, Equatable {
     /// `counted_collations.h`): an index on such a text sorts and is searched through a
     /// call per comparison, where a `BINARY` index compares records on a fast path.
     public var collations: Int64 = 0
+    /// Statements prepared (`sqlite3_prepare_v2`): each parses its SQL and plans it against
+    /// the schema, work no instruction of its own counts.
+    public var statementsPrepared: Int64 = 0
+    /// Runs of a prepared statement (a reset, the bindings, the first step's setup), however
+    /// many rows each returns.
+    public var statementsRun: Int64 = 0
+    /// Transactions committed (`sqlite3_commit_hook`), an autocommit statement's included:
+    /// each takes and drops the file's locks and writes its commit (a WAL frame and the
+    /// `-shm`'s index, or a journal's header), whether or not a sync follows.
+    public var transactions: Int64 = 0
     /// The instructions by kind (`OpcodeWork`), where the SQLite the connection runs on
     /// counts them (a device engine); nil on Debian's. Counted, not yet charged.
     public var opcodes: OpcodeWork?
 
     public init(
         vmSteps: Int64 = 0, cacheMisses: Int64 = 0, cacheHits: Int64 = 0, sortWork: Int64 = 0, collations: Int64 = 0,
-        opcodes: OpcodeWork? = nil
+        statementsPrepared: Int64 = 0, statementsRun: Int64 = 0, transactions: Int64 = 0, opcodes: OpcodeWork? = nil
     ) {
         self.vmSteps = vmSteps
         self.cacheMisses = cacheMisses
         self.cacheHits = cacheHits
         self.sortWork = sortWork
         self.collations = collations
+        self.statementsPrepared = statementsPrepared
+        self.statementsRun = statementsRun
+        self.transactions = transactions
         self.opcodes = opcodes
     }
 
     public static func + (left: SQLiteWork, right: SQLiteWork) -> SQLiteWork {
-        SQLiteWork(
-            vmSteps: left.vmSteps + right.vmSteps, cacheMisses: left.cacheMisses + right.cacheMisses,
-            cacheHits: left.cacheHits + right.cacheHits, sortWork: left.sortWork + right.sortWork,
-            collations: left.collations + right.collations, opcodes: combine(left.opcodes, right.opcodes, +))
+        left.combined(with: right, by: +, +)
     }
 
     public static func - (left: SQLiteWork, right: SQLiteWork) -> SQLiteWork {
-        SQLiteWork(
-            vmSteps: left.vmSteps - right.vmSteps, cacheMisses: left.cacheMisses - right.cacheMisses,
-            cacheHits: left.cacheHits - right.cacheHits, sortWork: left.sortWork - right.sortWork,
-            collations: left.collations - right.collations, opcodes: combine(left.opcodes, right.opcodes, -))
+        left.combined(with: right, by: -, -)
     }
 
-    /// Opcode counts of two readings: none where neither side has them, a missing side as none run.
-    private static func combine(
-        _ left: OpcodeWork?, _ right: OpcodeWork?, _ operation: (OpcodeWork, OpcodeWork) -> OpcodeWork
-    ) -> OpcodeWork? {
-        left == nil && right == nil ? nil : operation(left ?? OpcodeWork(), right ?? OpcodeWork())
+    /// Each count of this and `other` combined by `operation`; the opcode counts by
+    /// `opcodeOperation` where either side has them, a missing side as none run.
+    private func combined(
+        with other: SQLiteWork, by operation: (Int64, Int64) -> Int64, _ opcodeOperation: (OpcodeWork, OpcodeWork) -> OpcodeWork
+    ) -> SQLiteWork {
+        SQLiteWork(
+            vmSteps: operation(vmSteps, other.vmSteps), cacheMisses: operation(cacheMisses, other.cacheMisses),
+            cacheHits: operation(cacheHits, other.cacheHits), sortWork: operation(sortWork, other.sortWork),
+            collations: operation(collations, other.collations),
+            statementsPrepared: operation(statementsPrepared, other.statementsPrepared),
+            statementsRun: operation(statementsRun, other.statementsRun),
+            transactions: operation(transactions, other.transactions),
+            opcodes: opcodes == nil && other.opcodes == nil
+                ? nil : opcodeOperation(opcodes ?? OpcodeWork(), other.opcodes ?? OpcodeWork()))
     }
 }
 
@@ -77,8 +93,8 @@ public protocol WorkMeter: AnyObject {
 }
 
 /// Counts one connection's work: the instructions of its finalized statements plus those of
-/// the statements it holds now, its page cache's hits and misses, and its comparisons
-/// through the counted collations.
+/// the statements it holds now, its page cache's hits and misses, its comparisons through
+/// the counted collations, and its statements prepared and run and transactions committed.
 ///
 /// SQLite adds a statement's instructions to `SQLITE_STMTSTATUS_VM_STEP` only when
 /// `sqlite3_step` returns, so a statement still running (a `CREATE INDEX`, a recursive query
@@ -105,6 +121,10 @@ public final class SQLiteWorkCounter {
     /// Where the connection's counted collations count; it outlives the connection, which
     /// holds this counter.
     private let collations = UnsafeMutablePointer<preflight_collation_counts>.allocate(capacity: 1)
+    /// Statements prepared and run, and transactions committed, on the connection.
+    private var statementsPrepared: Int64 = 0
+    private var statementsRun: Int64 = 0
+    fileprivate var transactions: Int64 = 0
     /// The engine's opcode counts for the connection, where its SQLite counts them.
     private let opcodes: OpcodeCounter?
 
@@ -126,6 +146,9 @@ public final class SQLiteWorkCounter {
         work.cacheMisses = Self.status(handle, SQLITE_DBSTATUS_CACHE_MISS)
         work.cacheHits = Self.status(handle, SQLITE_DBSTATUS_CACHE_HIT)
         work.collations = collations.pointee.comparisons
+        work.statementsPrepared = statementsPrepared
+        work.statementsRun = statementsRun
+        work.transactions = transactions
         work.opcodes = opcodes?.work
         return work
     }
@@ -146,6 +169,12 @@ public final class SQLiteWorkCounter {
         }
         return work
     }
+
+    /// A statement was prepared on the connection.
+    func prepared() { statementsPrepared += 1 }
+
+    /// A prepared statement starts a run.
+    func running() { statementsRun += 1 }
 
     /// A statement of the connection is about to be finalized: its work stays counted.
     func finalizing(_ statement: OpaquePointer) {
@@ -187,6 +216,13 @@ public final class SQLiteWorkCounter {
     }
 }
 
+/// SQLite's commit hook: counts the transaction and lets it commit (0).
+private func countCommit(_ context: UnsafeMutableRawPointer?) -> Int32 {
+    guard let context else { return 0 }
+    Unmanaged<SQLiteWorkCounter>.fromOpaque(context).takeUnretainedValue().transactions += 1
+    return 0
+}
+
 /// SQLite's progress handler: a plain C function, handed the counter unretained (the
 /// connection holds it for as long as the handler is installed).
 private func reportSQLiteWork(_ context: UnsafeMutableRawPointer?) -> Int32 {
@@ -203,8 +239,9 @@ extension Connection {
         let counter = SQLiteWorkCounter(handle: handle, meter: meter)
         try SQLiteError.check(counter.countCollations(), handle)
         workCounter = counter
-        sqlite3_progress_handler(
-            handle, SQLiteWorkCounter.reportInterval, reportSQLiteWork, Unmanaged.passUnretained(counter).toOpaque())
+        let context = Unmanaged.passUnretained(counter).toOpaque()
+        sqlite3_progress_handler(handle, SQLiteWorkCounter.reportInterval, reportSQLiteWork, context)
+        sqlite3_commit_hook(handle, countCommit, context)
         meter.counting(counter)
     }
 }

@@ -41,6 +41,7 @@ public final class Statement {
         self.sql = sql
         self.confined = confined
         self.workCounter = connection.workCounter
+        workCounter?.prepared()
     }
 
     deinit {
@@ -57,7 +58,9 @@ public final class Statement {
         return sqlite3_prepare_v2(connection.handle, text, -1, &statement, nil) != SQLITE_OK || statement != nil
     }
 
+    /// Resets the statement for a run and binds `values` to it.
     public func bind(_ values: [SQLiteValue]) throws(SQLiteError) {
+        workCounter?.running()
         try SQLiteError.check(sqlite3_reset(handle), connection.handle, sql: sql)
         sqlite3_clear_bindings(handle)
         for (offset, value) in values.enumerated() {

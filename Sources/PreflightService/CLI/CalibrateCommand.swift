@@ -21,7 +21,9 @@ enum CalibrateCommand {
             machine, times each piece, and prints a device profile whose speed model explains those
             times: this machine, seen as a device. A few rehearsals of a plan with next to nothing to
             do time a launch's own cost (start_ms). Run it on a quiet machine. The table of measured
-            and modelled times goes to stderr.
+            and modelled times goes to stderr, with the rms error of the pieces and the costs the
+            timings do not pin (a term that explains under 5% of every piece's time, or that the
+            fit would set to 0), which keep the reference machine's value.
 
               --rows N      rows of the workload's table (default 100000; a quarter of it is run too)
               --rounds N    runs of the whole workload; each piece's median time is fitted (default 3)
@@ -62,11 +64,20 @@ enum CalibrateCommand {
             table += piece.name.padding(toLength: 44, withPad: " ", startingAt: 0)
                 + String(format: " %8.1f ms %8.1f ms %+6.1f%%\n", piece.measuredMs, piece.modelledMs, error)
         }
+        table += String(format: "rms error of the pieces: %.1f%%\n", result.rmsError * 100)
+        if !result.held.isEmpty {
+            table += "not pinned by these timings, kept at the reference machine's: \(result.held.joined(separator: ", "))\n"
+        }
         printError(table)
+        // The job's copy of the upload was just written here, so its pages are in this
+        // machine's page cache when a rehearsal's first launch starts.
+        var speed = result.speed
+        speed.firstLaunchCache = .warm
+        let held = result.held.isEmpty ? "" : "; not pinned by its timings, kept at the reference machine's: \(result.held.joined(separator: ", "))"
         let profile = DeviceProfileDocument(
             name: name,
-            description: "This machine as a device: its speed model fitted by `preflight calibrate --rows \(rows) --rounds \(rounds)` to a workload timed here",
-            speed: result.speed)
+            description: "This machine as a device: its speed model fitted by `preflight calibrate --rows \(rows) --rounds \(rounds)` to a workload timed here (rms error of the pieces \(String(format: "%.1f", result.rmsError * 100))%\(held)); a rehearsal's first launch finds the copy of the upload in this machine's page cache",
+            speed: speed)
         let encoder = JSONEncoder()
         encoder.outputFormatting = [.prettyPrinted, .sortedKeys]
         guard let data = try? encoder.encode(profile) else { return 1 }

@@ -21,11 +21,12 @@ public enum CapacityCommand {
             .init("max-rows", value: "N"), .init("max-seconds", value: "S"), .init("bisect", value: "PERCENT"),
             .init("format", value: "FORMAT"),
             .init("chart", value: "FILE"), .init("devices-dir", value: "DIR"),
-        ] + RunCommand.optionFlags.map { .init($0.flag, value: "VALUE") },
+        ] + SynthesisCacheFlags.flags + RunCommand.optionFlags.map { .init($0.flag, value: "VALUE") },
         usage: """
             usage: preflight capacity --plan PLAN.json|DIR [--from V] [--table T] [--like SAMPLE.db] [--max-rows N]
                                       [--max-seconds S] [--bisect PERCENT] [--format json|text] [--chart FILE]
-                                      [--devices-dir DIR] [run options]
+                                      [--devices-dir DIR] [--synthesis-cache DIR|off] [--synthesis-cache-bytes N]
+                                      [run options]
 
             Finds how large a database can be before the migration stops completing in one launch on
             the device, and where its launches run out: it synthesizes databases from the plan's own
@@ -51,6 +52,7 @@ public enum CapacityCommand {
               --format FORMAT     json (the default) or text (a table of the sizes and a one-line verdict)
               --chart FILE        write an SVG of time per step against rows, with the watchdog's deadline
               --devices-dir DIR   device profiles (default: Config/devices, when there is one)
+            \(SynthesisCacheFlags.usage(column: 18))
 
             run options (docs/CONTRACT.md §2), as for 'preflight run': \(RunCommand.optionFlags.map { "--" + $0.flag }.joined(separator: ", "))
 
@@ -80,6 +82,7 @@ public enum CapacityCommand {
         var request = CapacityRequest(plan: plan, options: options, device: device, table: arguments.value("table"))
         // The command has the machine to itself: a confirming pair runs side by side where there are the cores.
         request.sideBySide = min(2, ProcessInfo.processInfo.activeProcessorCount)
+        request.synthesisCache = try SynthesisCacheFlags.cache(arguments)
         if let text = arguments.value("from") {
             request.fromVersion = try integer(text, flag: "from", range: 1...max(1, plan.newestVersion - 1))
         }

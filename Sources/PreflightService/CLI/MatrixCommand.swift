@@ -24,18 +24,20 @@ public enum MatrixCommand {
             .init("rows", value: "TABLE=N,..."), .init("like", value: "FILE"), .init("shard", value: "I/N"),
             .init("jobs", value: "N"), .init("format", value: "FORMAT"), .init("out", value: "FILE"),
             .init("max-seconds", value: "S"), .init("devices-dir", value: "DIR"), .init("plans-dir", value: "DIR"),
-        ] + optionFlags.map { .init($0.flag, value: "VALUE") },
+        ] + SynthesisCacheFlags.flags + optionFlags.map { .init($0.flag, value: "VALUE") },
         usage: """
             usage: preflight matrix --plan PLAN|NAME [--fixtures DIR] [--db FILE ...] [--device D ... | --devices A,B]
                                     [--from V] [--rows TABLE=N,... | --like SAMPLE.db] [--shard I/N] [--jobs N]
-                                    [--format json|text|junit|html] [--out FILE] [--max-seconds S] [run options]
+                                    [--format json|text|junit|html] [--out FILE] [--max-seconds S]
+                                    [--synthesis-cache DIR|off] [--synthesis-cache-bytes N] [run options]
                    preflight matrix merge FILE... [--format json|text|junit|html] [--out FILE]
 
             Rehearses the plan from every starting version on every device: one row per version
             from --from to the target - 1 and one for the fresh install (an empty file), one cell
             per row and device, each an ordinary rehearsal as 'preflight run' does it. A version
             with a fixture starts from the fixture (its version read from its header); the others
-            start from a file synthesized once per version from the plan's own SQL. A fixture that
+            start from a file synthesized once per version from the plan's own SQL (or taken from the
+            synthesis cache, when an earlier run made the same file: "cached": true). A fixture that
             cannot run (another app's, a future version, not a database, a second one at a version)
             is a row with its own outcome. Progress on stderr: one line per finished cell.
 
@@ -60,6 +62,7 @@ public enum MatrixCommand {
                                   end failed (time_limit), the running ones are killed, exit status 1
               --devices-dir DIR   device profiles (default: Config/devices, when there is one)
               --plans-dir DIR     registered plans (default: Config/plans, when there is one)
+            \(SynthesisCacheFlags.usage(column: 18))
 
             run options (docs/CONTRACT.md §2), for every device: \(optionFlags.map { "--" + $0.flag }.joined(separator: ", "))
 
@@ -115,7 +118,8 @@ public enum MatrixCommand {
         }
         let request = MatrixRequest(
             plan: plan, devices: devices, fromVersion: from, fixtures: fixtures, rows: rows, sample: sample,
-            maxSeconds: try RunCommand.maxSeconds(arguments), parallelism: jobs, shard: shard)
+            maxSeconds: try RunCommand.maxSeconds(arguments), parallelism: jobs, shard: shard,
+            synthesisCache: try SynthesisCacheFlags.cache(arguments))
         return rehearse(request, output: format, workerExecutable: workerExecutable)
     }
 

@@ -6,7 +6,7 @@ enum PlanCommand {
     static let syntax = CommandSyntax(
         command: "preflight plan", flags: [], operands: 1...Int.max, operandName: "a subcommand (import)", operandIsSubcommand: true,
         usage: """
-            usage: preflight plan import --from sqldelight|flyway|sql-dir DIR [--room-schemas DIR] [--name NAME] [--out PLAN.json]
+            usage: preflight plan import --from room|sqldelight|flyway|sql-dir DIR [--database CLASS] [--room-schemas DIR] [--name NAME] [--out PLAN.json]
 
             'preflight plan import --help' says more.
             """)
@@ -22,28 +22,37 @@ enum PlanCommand {
     }
 }
 
-/// `preflight plan import --from sqldelight|flyway|sql-dir DIR [--room-schemas DIR]
-/// [--name NAME] [--out PLAN.json]` (docs/CONTRACT.md §9): writes a plan made from the app's own
+/// `preflight plan import --from room|sqldelight|flyway|sql-dir DIR [--database CLASS]
+/// [--room-schemas DIR] [--name NAME] [--out PLAN.json]` (docs/CONTRACT.md §9): writes a plan made from the app's own
 /// migration files (`PlanImport`), checked as every plan is (`PlanDecoder`).
 enum PlanImportCommand {
     static let syntax = CommandSyntax(
         command: "preflight plan import",
         flags: [
-            .init("from", value: "LAYOUT"), .init("room-schemas", value: "DIR"), .init("name", value: "NAME"),
+            .init("from", value: "LAYOUT"), .init("database", value: "CLASS"), .init("room-schemas", value: "DIR"), .init("name", value: "NAME"),
             .init("out", value: "PLAN.json"),
         ],
         operands: 1...1, operandName: "the folder of migrations (DIR)",
         usage: """
-            usage: preflight plan import --from sqldelight|flyway|sql-dir DIR [--room-schemas DIR] [--name NAME] [--out PLAN.json]
+            usage: preflight plan import --from room|sqldelight|flyway|sql-dir DIR [--database CLASS] [--room-schemas DIR] [--name NAME] [--out PLAN.json]
 
-            Writes a plan (JSON, on stdout or to --out) from the migrations an app keeps, one step
-            per file, each named after its file:
+            Writes a plan (JSON, on stdout or to --out) from the migrations an app keeps:
 
+              --from room           DIR is a Room app's Gradle module (or a folder holding it):
+                                    schemas/<database class>/<version>.json and the Kotlin/Java
+                                    sources. Steps: the oldest exported schema, then each Migration
+                                    the app registers (the SQL of its execSQL calls) and each
+                                    @AutoMigration (the SQL Room's compiler writes); runner room,
+                                    each version's identity hash, the newest schema as the fresh
+                                    install. SQL it cannot read statically is marked needs_review
+                                    in the step and said on stderr.
+              --database CLASS      with --from room: the @Database class, where DIR has several
               --from sqldelight     DIR is a SQLDelight module or its src/main (or commonMain) sqldelight folder:
                                     N.sqm migrates version N to N+1; databases/1.db holds version 1;
                                     the .sq files are the fresh install
               --from flyway         V<version>__<description>.sql files, in DIR or a folder under it
               --from sql-dir        .sql files in DIR whose names start with their version number
+                                    (sqldelight, flyway, sql-dir: one step per file, named after it)
               --room-schemas DIR    Room's exported schemas (<version>.json): the newest is the fresh
                                     install, its identity hash the plan's, and the runner room
               --name NAME           the plan's name (default: the database's or the folder's)
@@ -57,17 +66,24 @@ enum PlanImportCommand {
     static func main(_ arguments: [String]) -> Int32 {
         CommandLineAnswer.run(syntax, arguments) { parsed throws(UsageError) in
             guard let layoutName = parsed.value("from") else {
-                throw UsageError("--from sqldelight|flyway|sql-dir is required")
+                throw UsageError("--from room|sqldelight|flyway|sql-dir is required")
             }
             guard let layout = MigrationLayout(rawValue: layoutName) else {
                 throw UsageError(
                     "--from must be \(MigrationLayout.allCases.map(\.rawValue).joined(separator: ", ")), got \"\(layoutName)\"")
             }
+            if layout == .room, parsed.value("room-schemas") != nil {
+                throw UsageError("--room-schemas is for migrations kept as SQL files; --from room reads the schemas under DIR itself")
+            }
+            if layout != .room, parsed.value("database") != nil {
+                throw UsageError("--database names a Room database class; it goes with --from room")
+            }
             let directory = parsed.operands[0]
             let imported: ImportedPlan
             do throws(PlanImportError) {
                 imported = try PlanImport(
-                    layout: layout, directory: directory, roomSchemas: parsed.value("room-schemas"), name: parsed.value("name")
+                    layout: layout, directory: directory, roomSchemas: parsed.value("room-schemas"), database: parsed.value("database"),
+                    name: parsed.value("name")
                 ).makePlan()
             } catch {
                 throw UsageError("cannot import \(directory): \(error.message)", suggestsHelp: false)

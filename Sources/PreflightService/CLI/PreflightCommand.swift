@@ -13,7 +13,7 @@ public enum PreflightCommand {
               serve        start the HTTP service
               synthesize   build a database at a plan's version, filled with made-up rows
               calibrate    print a device profile of this machine (its speed model, fitted here)
-              plan import  write a plan from an app's own migration files (SQLDelight, Flyway, numbered SQL)
+              plan import  write a plan from an app's own migrations (Room, SQLDelight, Flyway, numbered SQL)
               worker       internal: one process of a rehearsal, started by run and serve
 
             'preflight COMMAND --help' shows a command's options; 'preflight --version' the versions

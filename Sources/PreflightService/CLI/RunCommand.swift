@@ -6,7 +6,7 @@ import Simulation
 /// `preflight run`: rehearses a plan on a copy of a database file and prints the report.
 ///
 ///     preflight run --db FILE [--wal FILE] --plan PLAN.json|DIR [--out FILE]
-///                   [--format json|text|junit] [--devices-dir DIR] [--max-seconds S]
+///                   [--format json|text|junit|html] [--devices-dir DIR] [--max-seconds S]
 ///                   [run options as --kebab-case]
 ///
 /// Exit status: 0 for `completed` (with every point of a sweep survived), 1 for any other
@@ -26,8 +26,8 @@ public enum RunCommand {
             .init("format", value: "FORMAT"), .init("devices-dir", value: "DIR"), .init("max-seconds", value: "S"),
         ] + optionFlags.map { .init($0.flag, value: "VALUE") },
         usage: """
-            usage: preflight run --db FILE [--wal FILE] --plan PLAN.json|DIR [--out FILE] [--format json|text|junit]
-                                 [--devices-dir DIR] [--max-seconds S] [run options]
+            usage: preflight run --db FILE [--wal FILE] --plan PLAN.json|DIR [--out FILE]
+                                 [--format json|text|junit|html] [--devices-dir DIR] [--max-seconds S] [run options]
 
             Rehearses the plan on a copy of the database under the device's watchdog and free
             space, and prints the report on stdout (progress on stderr). FILE is never written to.
@@ -37,7 +37,8 @@ public enum RunCommand {
               --plan PLAN         a plan (JSON), or a folder of SQLDelight, Flyway or numbered SQL
                                   migrations, imported as 'preflight plan import' does
               --out FILE          write the migrated database there (checkpointed into one file)
-              --format FORMAT     json (the default), text (a summary) or junit (JUnit XML)
+              --format FORMAT     json (the default), text (a summary), junit (JUnit XML) or html
+                                  (the report page the service serves: one self-contained file)
               --devices-dir DIR   device profiles (default: Config/devices, when there is one)
               --max-seconds S     the whole run's wall-clock time, every worker included (default
                                   \(maxSecondsDefaultText)); past it the run ends
@@ -61,8 +62,8 @@ public enum RunCommand {
         guard let databasePath = arguments.value("db") else { throw UsageError("--db FILE is required") }
         guard let planPath = arguments.value("plan") else { throw UsageError("--plan PLAN.json is required") }
         let formatName = arguments.value("format") ?? "json"
-        guard let format = ReportFormat(rawValue: formatName) else {
-            throw UsageError("--format must be json, text or junit, got \"\(formatName)\"")
+        guard let format = ReportAnswer(format: formatName) else {
+            throw UsageError("--format must be json, text, junit or html, got \"\(formatName)\"")
         }
         let plan = try loadPlan(planPath)
         let (options, device) = try runOptions(arguments, plan: plan)
@@ -156,7 +157,7 @@ public enum RunCommand {
         var database: String
         var wal: String?
         var out: String?
-        var format: ReportFormat
+        var format: ReportAnswer
         var maxSeconds: Int
     }
 
@@ -220,11 +221,18 @@ public enum RunCommand {
             }
             document = [UInt8](data)
         }
+        let plan: Plan
         do throws(PlanError) {
-            return try PlanDecoder.decode(document)
+            plan = try PlanDecoder.decode(document)
         } catch {
             throw UsageError("invalid plan \(path): \(error.message)", suggestsHelp: false)
         }
+        // An imported plan's steps that hold what could not be read from the app's code.
+        for step in plan.steps where !step.needsReview.isEmpty && !isDirectory.boolValue {
+            printError(
+                "note: step \(step.version) (\(step.name)) is marked needs_review (\(step.needsReview.count) place\(step.needsReview.count == 1 ? "" : "s")): the rehearsal runs the SQL the step holds")
+        }
+        return plan
     }
 
     /// The resolver names options as HTTP does (`watchdog_ms must be ...`); on the command

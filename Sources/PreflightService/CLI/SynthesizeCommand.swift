@@ -21,15 +21,17 @@ enum SynthesizeCommand {
             .init("plan", value: "PLAN"), .init("version", value: "V"), .init("rows", value: "TABLE=N,..."),
             .init("like", value: "SAMPLE.db"), .init("seed", value: "S"), .init("out", value: "FILE"),
             .init("max-seconds", value: "S"),
-        ],
+        ] + SynthesisCacheFlags.flags,
         usage: """
             usage: preflight synthesize --plan PLAN.json|DIR --version V --rows TABLE=N[,TABLE=N...]
-                                        [--like SAMPLE.db] [--seed S] [--max-seconds S] --out FILE
+                                        [--like SAMPLE.db] [--seed S] [--max-seconds S] [--synthesis-cache DIR|off]
+                                        [--synthesis-cache-bytes N] --out FILE
 
-            Builds the plan's schema at version V (its steps 1..V on an empty file) and fills the
-            named tables with N rows each; the other tables stay empty. Values follow the columns'
-            types and constraints (distinct keys, NOT NULL, foreign keys to existing parent rows,
-            CHECKs); the same seed makes the same rows.
+            Builds the plan's schema at version V (as its framework makes a fresh install of V;
+            under Room with V's identity hash) and fills the named tables with N rows each; the
+            other tables stay empty. Values follow the columns' types and constraints (distinct
+            keys, NOT NULL, foreign keys to existing parent rows, CHECKs); the same seed makes the
+            same rows.
 
               --plan PLAN       a plan (JSON), or a folder of SQLDelight, Flyway or numbered SQL migrations
               --version V       the version the database is at
@@ -41,6 +43,10 @@ enum SynthesizeCommand {
               --max-seconds S   the whole command's time (default \(RunCommand.maxSecondsDefaultText));
                                 past it the worker replaying the plan is killed, nothing is
                                 written, and it ends time_limit, exit status 1
+            \(SynthesisCacheFlags.usage(column: 18))
+
+            A file made before for the same plan steps, version, rows, seed, sample and SQLite comes
+            from the synthesis cache: the same bytes, without a synthesis (a line on stderr says so).
 
             exit status: 0 made, 1 the values could not be made or the time ran out, 2 bad usage, an
             invalid plan or sample
@@ -62,6 +68,7 @@ enum SynthesizeCommand {
         let seedText = arguments.value("seed") ?? "1"
         guard let seed = UInt64(seedText) else { throw UsageError("--seed must be a whole number from 0 up, got \"\(seedText)\"") }
         let maxSeconds = try RunCommand.maxSeconds(arguments)
+        let cache = try SynthesisCacheFlags.cache(arguments)
         let plan = try RunCommand.loadPlan(planPath)
         let sample = arguments.value("like")
         if let sample, !FileManager.default.isReadableFile(atPath: sample) {
@@ -76,13 +83,15 @@ enum SynthesizeCommand {
         // Best effort: a temporary directory left behind loses no result.
         defer { try? FileManager.default.removeItem(atPath: directory.path) }
         do throws(SynthesisError) {
-            let (made, summary) = try SynthesisInWorker.synthesize(
+            let made = try SynthesisInWorker.synthesize(
                 plan: plan, version: version, rows: rows, seed: seed, sample: sample,
                 job: Job(directory: directory, plan: plan, options: options, device: device),
-                workerExecutable: workerExecutable, maxSeconds: maxSeconds, cancellation: cancellation)
+                workerExecutable: workerExecutable, maxSeconds: maxSeconds, cancellation: cancellation, cache: cache,
+                note: { printError("preflight synthesize: \($0)") })
             if let signal = stopSignals.received { return 128 + signal }
+            let summary = made.summary
             do {
-                try moveFile(made, to: out)
+                try moveFile(made.path, to: out)
             } catch {
                 printError("preflight synthesize: cannot write \(out): \(error)")
                 return 1
@@ -92,6 +101,7 @@ enum SynthesizeCommand {
                 text += "  \(table): \(summary.tables[table] ?? 0) rows\n"
             }
             printOutput(text)
+            if made.cached, let cache { printError("preflight synthesize: from the synthesis cache (\(cache.directory))") }
             return 0
         } catch {
             if let signal = stopSignals.received { return 128 + signal }

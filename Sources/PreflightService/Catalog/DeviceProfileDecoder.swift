@@ -85,14 +85,14 @@ enum DeviceProfileDecoder {
 
     /// `speed`: `cpu` as a Geekbench 5 single-core score (the reference core's costs scaled
     /// to it) or as the costs themselves (what `preflight calibrate` prints), `storage`'s
-    /// five rates, and the app's `start_ms`.
+    /// five rates, the app's `start_ms` and the `first_launch_cache`.
     private static func speed(_ value: JSONValue?, source: String) throws(ConfigurationError) -> SpeedModel? {
         guard let value, value != .null else { return nil }
         guard let object = value.objectValue else {
             throw ConfigurationError(key: "\(source): speed", message: "must be an object with cpu, storage and start_ms")
         }
         let fields = Fields(object: object, source: source, prefix: "speed.")
-        try fields.rejectUnknown(["cpu", "storage", "start_ms"])
+        try fields.rejectUnknown(["cpu", "storage", "start_ms", "first_launch_cache"])
         guard let cpuObject = object["cpu"]?.objectValue, let storageObject = object["storage"]?.objectValue else {
             throw fields.problem("cpu", "and speed.storage are both required objects")
         }
@@ -102,10 +102,14 @@ enum DeviceProfileDecoder {
             try cpuFields.rejectUnknown(["geekbench5_single_core"])
             cpu = SpeedModel.cpu(geekbench5SingleCore: try cpuFields.positive("geekbench5_single_core"))
         } else {
-            try cpuFields.rejectUnknown(["vm_step_ns", "sort_ns", "cache_miss_ns", "cache_hit_ns", "collation_ns"])
+            try cpuFields.rejectUnknown([
+                "vm_step_ns", "sort_ns", "cache_miss_ns", "cache_hit_ns", "collation_ns", "page_copy_ns", "prepare_ns",
+                "statement_ns", "transaction_ns",
+            ])
             let vmStepNs = try cpuFields.positive("vm_step_ns")
-            // A profile fitted before comparisons or page-cache hits were counted lacks their
-            // cost: each costs what it costs the reference core, against its instruction.
+            // A profile fitted before comparisons, page-cache hits, page copies, statements or
+            // transactions were counted lacks their cost: each costs what it costs the
+            // reference core, against its instruction.
             let reference = SpeedModel.referenceCore.cpu
             func againstInstruction(_ key: String, reference cost: Double) throws(ConfigurationError) -> Double {
                 cpuObject[key] == nil ? vmStepNs * cost / reference.vmStepNs : try cpuFields.positive(key, allowZero: true)
@@ -114,7 +118,11 @@ enum DeviceProfileDecoder {
                 vmStepNs: vmStepNs, sortNs: try cpuFields.positive("sort_ns", allowZero: true),
                 cacheMissNs: try cpuFields.positive("cache_miss_ns", allowZero: true),
                 cacheHitNs: try againstInstruction("cache_hit_ns", reference: reference.cacheHitNs),
-                collationNs: try againstInstruction("collation_ns", reference: reference.collationNs))
+                collationNs: try againstInstruction("collation_ns", reference: reference.collationNs),
+                pageCopyNs: try againstInstruction("page_copy_ns", reference: reference.pageCopyNs),
+                prepareNs: try againstInstruction("prepare_ns", reference: reference.prepareNs),
+                statementNs: try againstInstruction("statement_ns", reference: reference.statementNs),
+                transactionNs: try againstInstruction("transaction_ns", reference: reference.transactionNs))
         }
         let storageFields = Fields(object: storageObject, source: source, prefix: "speed.storage.")
         try storageFields.rejectUnknown(["read_mb_per_s", "write_mb_per_s", "read_latency_us", "write_latency_us", "flush_ms"])
@@ -124,7 +132,14 @@ enum DeviceProfileDecoder {
             writeLatencyUs: try storageFields.positive("write_latency_us", allowZero: true),
             flushMs: try storageFields.positive("flush_ms", allowZero: true))
         let startMs = object["start_ms"] == nil ? 0 : try fields.positive("start_ms", allowZero: true)
-        return SpeedModel(cpu: cpu, storage: storage, startMs: startMs)
+        var firstLaunchCache = SpeedModel.LaunchCache.cold
+        if let text = try fields.string("first_launch_cache") {
+            guard let cache = SpeedModel.LaunchCache(rawValue: text) else {
+                throw fields.problem("first_launch_cache", "must be cold or warm, got \"\(text)\"")
+            }
+            firstLaunchCache = cache
+        }
+        return SpeedModel(cpu: cpu, storage: storage, startMs: startMs, firstLaunchCache: firstLaunchCache)
     }
 
     private static func connection(_ value: JSONValue?, source: String) throws(ConfigurationError) -> ConnectionSettings {
@@ -138,6 +153,14 @@ enum DeviceProfileDecoder {
         connection.tempStore = try fields.choice("temp_store", ConnectionSettings.tempStores, "DEFAULT, FILE or MEMORY")
         connection.journalSizeLimit = try fields.integer("journal_size_limit", minimum: -1)
         connection.walAutocheckpoint = try fields.integer("wal_autocheckpoint", minimum: 0).map { Int($0) }
+        connection.androidFunctions = try fields.bool("android_functions")
+        if let locale = try fields.string("locale") {
+            // An ICU locale ID: language, then script, region or variant parts.
+            let parts = locale.split(separator: "_", omittingEmptySubsequences: false)
+            guard (1...4).contains(parts.count), parts.allSatisfy({ (1...8).contains($0.count) && $0.allSatisfy { $0.isASCII && ($0.isLetter || $0.isNumber) } })
+            else { throw fields.problem("locale", "must be a locale such as en_US or tr_TR, got \"\(locale)\"") }
+            connection.locale = locale
+        }
         return connection
     }
 

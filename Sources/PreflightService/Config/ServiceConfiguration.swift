@@ -1,5 +1,6 @@
 import Foundation
 import MigrationCore
+import Simulation
 
 /// The settings of `preflight serve` (docs/CONTRACT.md §6), read in layers, each over the one
 /// before: the embedded default document, the file `--config` names, and the
@@ -26,13 +27,19 @@ public struct ServiceConfiguration: Sendable, Equatable {
     public var maxMatrixFiles: Int
     /// Jobs running at once.
     public var maxConcurrentJobs: Int
-    /// Jobs admitted beyond the running ones (uploading or waiting for a slot); beyond both: 503.
+    /// Jobs admitted beyond the running ones, waiting for a slot; beyond both: 503. An
+    /// upload in flight takes no place: its job is admitted once its body is complete.
     public var queueLength: Int
     /// Uploads one client (an address, or a token where tokens are configured) may have
     /// arriving at once; past it: 429, while other clients are still admitted.
     public var maxUploadsPerClient: Int
-    /// Places one client may hold at once, uploading, waiting or running; past it: 429.
+    /// Places one client may hold at once, waiting or running; past it: 429.
     public var maxJobsPerClient: Int
+    /// Uploads arriving at once, from every client; past it: 503.
+    public var maxUploadsInFlight: Int
+    /// Bytes all uploads in flight may have written to disk together; the upload whose
+    /// next piece would pass it is cut off with 503.
+    public var maxUploadBytesInFlight: Int64
     /// Idle time after which libmicrohttpd closes a connection; 0 for never.
     public var connectionTimeoutS: Int
     /// Connections one client address may hold at once; 0 for no limit.
@@ -61,8 +68,16 @@ public struct ServiceConfiguration: Sendable, Equatable {
     /// Wall-clock limit of a whole job, every worker included; past it the job ends
     /// `failed` with kind `time_limit`.
     public var maxJobSeconds: Int
-    /// Uploads slower than this, after their first `UploadRate.graceSeconds`, are cut off with 408.
+    /// Uploads slower than this, after their first `uploadGraceS` seconds, are cut off with 408.
     public var minUploadBytesPerS: Int
+    /// How long an upload may start slowly (a TCP connection's slow start, a phone that
+    /// wakes up) before `minUploadBytesPerS` applies.
+    public var uploadGraceS: Int
+    /// Where synthesized files are kept for reuse (docs/synthesis.md); `null` in a document
+    /// means `preflight-synthesis-cache` under the system's temporary directory.
+    public var synthesisCacheDir: String
+    /// The most the kept files take together; 0 turns the cache off.
+    public var synthesisCacheBytes: Int
     /// Whether the plan and device directories may be missing (read as empty): true
     /// only when neither a file nor the environment named them, so that `preflight
     /// serve` starts anywhere.
@@ -73,12 +88,15 @@ public struct ServiceConfiguration: Sendable, Equatable {
         "bind": .address, "port": .integer(0...65535), "max_upload_bytes": .bytes, "max_matrix_files": .integer(1...4096),
         "max_concurrent_jobs": .integer(1...1024), "queue_length": .integer(0...65536),
         "max_uploads_per_client": .integer(1...65536), "max_jobs_per_client": .integer(1...65536),
+        "max_uploads_in_flight": .integer(1...1_000_000), "max_upload_bytes_in_flight": .bytes,
         "connection_timeout_s": .integer(0...86_400), "per_ip_connection_limit": .integer(0...65536),
         "max_connections": .integer(1...1_000_000), "probe_port": .integer(0...65535),
         "job_dir": .directory, "keep_seconds": .integer(0...30 * 86_400), "tokens": .tokens,
         "plans_dir": .directory, "devices_dir": .directory, "shutdown_grace_s": .integer(0...86_400),
         "log_level": .logLevel,
         "max_job_seconds": .integer(1...7 * 86_400), "min_upload_bytes_per_s": .integer(0...1 << 30),
+        "upload_grace_s": .integer(0...3_600),
+        "synthesis_cache_dir": .directory, "synthesis_cache_bytes": .integer(0...1 << 50),
     ]
 
     /// The embedded default document, as built into the binary.
@@ -119,11 +137,13 @@ public struct ServiceConfiguration: Sendable, Equatable {
         queueLength = try settings.value("queue_length")
         maxUploadsPerClient = try settings.value("max_uploads_per_client")
         maxJobsPerClient = try settings.value("max_jobs_per_client")
+        maxUploadsInFlight = try settings.value("max_uploads_in_flight")
+        maxUploadBytesInFlight = try settings.value("max_upload_bytes_in_flight")
         connectionTimeoutS = try settings.value("connection_timeout_s")
         perIPConnectionLimit = try settings.value("per_ip_connection_limit")
         maxConnections = try settings.value("max_connections")
         probePort = try settings.value("probe_port")
-        jobDir = settings.valueIfSet("job_dir") ?? Self.temporaryJobDir
+        jobDir = settings.valueIfSet("job_dir") ?? Self.temporaryDirectory("preflight-jobs")
         keepSeconds = try settings.value("keep_seconds")
         tokens = try settings.value("tokens")
         plansDir = try settings.value("plans_dir")
@@ -132,6 +152,9 @@ public struct ServiceConfiguration: Sendable, Equatable {
         logLevel = try settings.value("log_level")
         maxJobSeconds = try settings.value("max_job_seconds")
         minUploadBytesPerS = try settings.value("min_upload_bytes_per_s")
+        uploadGraceS = try settings.value("upload_grace_s")
+        synthesisCacheDir = settings.valueIfSet("synthesis_cache_dir") ?? Self.temporaryDirectory("preflight-synthesis-cache")
+        synthesisCacheBytes = try settings.value("synthesis_cache_bytes")
         allowsMissingCatalogs = false
     }
 
@@ -146,11 +169,30 @@ public struct ServiceConfiguration: Sendable, Equatable {
         return try settings.value("max_job_seconds")
     }
 
-    /// `preflight-jobs` under the system's temporary directory: what `"job_dir": null` means.
-    /// It depends on `TMPDIR`, so no document can hold it.
-    private static var temporaryJobDir: String {
+    /// Where the synthesis cache of a command outside the service (`preflight matrix`,
+    /// `capacity`, `synthesize`) lives and its size (0: off): the embedded default's, or
+    /// `PREFLIGHT_SYNTHESIS_CACHE_DIR` and `PREFLIGHT_SYNTHESIS_CACHE_BYTES`.
+    public static func synthesisCacheSettings(
+        environment: [String: String] = ProcessInfo.processInfo.environment,
+        currentDirectory: String = FileManager.default.currentDirectoryPath
+    ) throws(ConfigurationError) -> (directory: String, bytes: Int) {
+        var settings = Settings()
+        try settings.read(document: defaultDocument, base: currentDirectory)
+        let keys = ["synthesis_cache_dir", "synthesis_cache_bytes"].map(Settings.variable)
+        try settings.read(environment: environment.filter { keys.contains($0.key) }, base: currentDirectory)
+        return (settings.valueIfSet("synthesis_cache_dir") ?? temporaryDirectory("preflight-synthesis-cache"), try settings.value("synthesis_cache_bytes"))
+    }
+
+    /// The service's synthesis cache; nil when it is off.
+    public var synthesisCache: SynthesisCache? {
+        synthesisCacheBytes == 0 ? nil : SynthesisCache(directory: synthesisCacheDir, maxBytes: Int64(synthesisCacheBytes))
+    }
+
+    /// `name` under the system's temporary directory: what `"job_dir": null` and
+    /// `"synthesis_cache_dir": null` mean. It depends on `TMPDIR`, so no document can hold it.
+    private static func temporaryDirectory(_ name: String) -> String {
         let temporary = ProcessInfo.processInfo.environment["TMPDIR"].flatMap { $0.isEmpty ? nil : $0 } ?? "/tmp"
-        return (temporary.hasSuffix("/") ? String(temporary.dropLast()) : temporary) + "/preflight-jobs"
+        return (temporary.hasSuffix("/") ? String(temporary.dropLast()) : temporary) + "/" + name
     }
 
     /// Checks that need the final values, whichever layer they came from.

@@ -309,7 +309,10 @@ private func stream(_ upload: MigrationUpload, exchange: Exchange, on connection
             stream.progress(line)
         }
         switch answer {
-        case .response(let response): stream.finish(with: response)
+        case .response(let response):
+            // The log line, written once the stream ends, has an internal error's detail.
+            exchange.fault = response.fault
+            stream.finish(with: response)
         case .clientGone: stream.end()
         }
     }

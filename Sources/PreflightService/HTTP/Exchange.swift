@@ -29,6 +29,8 @@ final class Exchange: @unchecked Sendable {
     var bytesIn: Int64 = 0
     var jobID: String?
     var outcome: String?
+    /// An internal error's request id and detail, which the log gets and the body does not.
+    var fault: HTTPError.Fault?
     /// What was sent; nil while nothing was, and for good when the client left first.
     private var sent: (status: Int, bytes: Int64)?
 
@@ -41,6 +43,7 @@ final class Exchange: @unchecked Sendable {
         sent = (response.status, response.body.count)
         jobID = response.jobID ?? jobID
         outcome = response.outcome ?? outcome
+        fault = response.fault ?? fault
     }
 
     var logEntry: RequestLog.Entry {
@@ -48,7 +51,7 @@ final class Exchange: @unchecked Sendable {
         return RequestLog.Entry(
             method: request.method, route: request.route?.label ?? Route.unmatchedLabel,
             status: sent?.status ?? RequestLog.clientClosedStatus, bytesIn: bytesIn, bytesOut: sent?.bytes ?? 0,
-            ms: milliseconds(elapsed), jobID: jobID, outcome: outcome,
+            ms: milliseconds(elapsed), jobID: jobID, outcome: outcome, fault: fault,
             seconds: seconds(elapsed))
     }
 }

@@ -3,12 +3,35 @@ import MigrationCore
 /// A request the service refuses, with the status it answers and the body
 /// `{"error": {"code", "message"}}` (docs/CONTRACT.md §5). The codes are part of the API:
 /// `/openapi.json` lists them.
+///
+/// A body never names a path, a job directory or a type of the server's: what went wrong
+/// inside the server (`internal`) is said in the server's log, under the request id that
+/// the body gives the client.
 struct HTTPError: Error, Sendable, Equatable {
     var status: Int
     var code: String
     var message: String
     /// Extra headers, e.g. `Retry-After` on 503 or `Allow` on 405.
     var headers: [Header] = []
+    /// An internal error's: what the client quotes to the operator, and what the log says
+    /// under it.
+    var fault: Fault?
+
+    struct Fault: Sendable, Equatable {
+        var requestID: String
+        var detail: String
+
+        /// A new request id for `detail`.
+        init(detail: String) {
+            requestID = String(UInt64.random(in: 0...UInt64.max), radix: 16)
+            self.detail = detail
+        }
+
+        /// What the client is told: the server could not do `action`, and the id to quote.
+        func message(couldNot action: String) -> String {
+            "the server could not \(action); the fault is the server's, not the request's, and nothing of it was kept: send it again, and if this persists give the server's operator the request id \(requestID)"
+        }
+    }
 
     struct Header: Sendable, Equatable {
         var name: String
@@ -63,16 +86,39 @@ struct HTTPError: Error, Sendable, Equatable {
             message: "this client already has \(what), its share (\(key)); retry in \(retryAfter) s, once one has finished",
             headers: [Header(name: "Retry-After", value: String(retryAfter))])
     }
+    /// Every upload in flight together is at its limit (`key` names the setting).
+    static func uploadsBusy(_ what: String, key: String, retryAfter: Int) -> HTTPError {
+        HTTPError(
+            status: 503, code: "busy", message: "\(what), the server's limit (\(key)); retry in \(retryAfter) s",
+            headers: [Header(name: "Retry-After", value: String(retryAfter))])
+    }
     static let shuttingDown = HTTPError(
         status: 503, code: "shutting_down", message: "the server is shutting down; retry on another instance",
         headers: [Header(name: "Retry-After", value: "5")])
-    static func `internal`(_ message: String) -> HTTPError {
-        HTTPError(status: 500, code: "internal", message: message)
+    /// The server failed at `action` ("create the job's directory"); `detail` (the
+    /// system's error, which may name the server's paths) goes to the log only.
+    static func `internal`(_ action: String, detail: String) -> HTTPError {
+        let fault = Fault(detail: detail)
+        return HTTPError(status: 500, code: "internal", message: fault.message(couldNot: action), fault: fault)
     }
 
-    /// `{"error": {"code": ..., "message": ...}}` and a newline.
+    /// `{"error": {"code": ..., "message": ...}}` (and `request_id` for an internal error)
+    /// and a newline.
     var body: [UInt8] {
-        let document = JSONValue.object(["error": .object(["code": .string(code), "message": .string(message)])])
-        return Array((document.canonicalText + "\n").utf8)
+        var error: [String: JSONValue] = ["code": .string(code), "message": .string(message)]
+        if let fault { error["request_id"] = .string(fault.requestID) }
+        return Array((JSONValue.object(["error": .object(error)]).canonicalText + "\n").utf8)
+    }
+}
+
+extension Failure {
+    /// A job's failure of kind `internal` says what the server could not do in words that
+    /// may name the server's paths: the client's report gets a request id in their place,
+    /// and the returned fault takes them to the log.
+    mutating func withholdInternalDetail() -> HTTPError.Fault? {
+        guard kind == .internal else { return nil }
+        let fault = HTTPError.Fault(detail: message)
+        message = fault.message(couldNot: "run the job to its end")
+        return fault
     }
 }

@@ -21,6 +21,8 @@ struct HTTPResponse: Sendable {
     /// For the request log and metrics.
     var jobID: String?
     var outcome: String?
+    /// An internal error's request id and detail, for the log alone.
+    var fault: HTTPError.Fault?
 
     init(status: Int, contentType: String, body: Body, headers: [HTTPError.Header] = []) {
         self.status = status
@@ -33,7 +35,10 @@ struct HTTPResponse: Sendable {
     }
 
     static func error(_ error: HTTPError) -> HTTPResponse {
-        HTTPResponse(status: error.status, contentType: "application/json", body: .bytes(error.body), headers: error.headers)
+        var response = HTTPResponse(
+            status: error.status, contentType: "application/json", body: .bytes(error.body), headers: error.headers)
+        response.fault = error.fault
+        return response
     }
 
     /// The complete response as bytes on the wire (for answers written straight to the

@@ -6,8 +6,8 @@ import Simulation
 /// The upload of one `POST /v1/migrations`, from its admission (after the headers) to
 /// the start of its job: the bytes go straight to `job_dir/<id>/input.db` (and
 /// `input.db-wal`) as they arrive, so memory does not grow with the file. It holds the
-/// job's scheduler ticket, which the service gives back once (`Service.discard` or the
-/// job's slot).
+/// scheduler's ticket (its bytes in flight, then its job's place), which the service gives
+/// back once (`Service.discard` or the job's slot).
 ///
 /// Used by one thread at a time: libmicrohttpd's polling thread that serves the connection
 /// while the body arrives, then the job's, which decodes its plan while the connection is
@@ -24,10 +24,6 @@ final class MigrationUpload: @unchecked Sendable {
     /// a person wrote, not data.
     static let maxPlanPartBytes = 4 << 20
     static let maxOptionsPartBytes = 64 << 10
-    /// How long an upload may start slowly (a TCP connection's slow start, a phone that
-    /// wakes up) before `min_upload_bytes_per_s` applies.
-    static let rateGraceSeconds = 10
-
     let directory: JobDirectory
     let ticket: JobScheduler.Ticket
     let bodyKind: BodyKind
@@ -35,6 +31,8 @@ final class MigrationUpload: @unchecked Sendable {
     let maxBytes: Int64
     /// `min_upload_bytes_per_s`: the least average rate after the grace time; 0 for none.
     let minBytesPerSecond: Int
+    /// `upload_grace_s`: how long the upload may start slowly before that rate applies.
+    let graceSeconds: Int
     let admitted = ContinuousClock.now
     /// The length the headers declared (`maxBytes` for a chunked body), and the time the
     /// whole body gets: that length at `minBytesPerSecond`, plus the grace time. Nil
@@ -68,20 +66,21 @@ final class MigrationUpload: @unchecked Sendable {
 
     init(
         directory: JobDirectory, ticket: JobScheduler.Ticket, bodyKind: BodyKind, keep: Bool, maxBytes: Int64,
-        minBytesPerSecond: Int, declaredBytes: Int64?, spec: JobSpec, capacity: CapacityQuery? = nil,
+        minBytesPerSecond: Int, graceSeconds: Int, declaredBytes: Int64?, spec: JobSpec, capacity: CapacityQuery? = nil,
         matrix: MatrixParts? = nil
     ) throws(HTTPError) {
         self.directory = directory
         self.declaredBytes = min(declaredBytes ?? maxBytes, maxBytes)
         allowedSeconds =
             minBytesPerSecond > 0
-            ? Self.rateGraceSeconds + Int((self.declaredBytes + Int64(minBytesPerSecond) - 1) / Int64(minBytesPerSecond))
+            ? graceSeconds + Int((self.declaredBytes + Int64(minBytesPerSecond) - 1) / Int64(minBytesPerSecond))
             : nil
         self.ticket = ticket
         self.bodyKind = bodyKind
         self.keep = keep
         self.maxBytes = maxBytes
         self.minBytesPerSecond = minBytesPerSecond
+        self.graceSeconds = graceSeconds
         self.spec = spec
         self.capacity = capacity
         self.matrix = matrix
@@ -116,7 +115,7 @@ final class MigrationUpload: @unchecked Sendable {
         case .raw:
             try database?.write(bytes, count: count)
         case .multipart:
-            guard let postProcessor else { throw .internal("the multipart parser is missing") }
+            guard let postProcessor else { throw .internal("read the multipart body", detail: "the multipart parser is missing") }
             let accepted = MHD_post_process(postProcessor, bytes.assumingMemoryBound(to: CChar.self), count)
             if let partError { throw partError }
             if accepted != .YES { throw .badRequest("the multipart/form-data body is malformed") }
@@ -130,7 +129,7 @@ final class MigrationUpload: @unchecked Sendable {
         allowedSeconds.map { max(1, $0 - Int((ContinuousClock.now - admitted) / .seconds(1))) }
     }
 
-    /// A client that trickles its body holds a job place: past the grace time, an average
+    /// A client that trickles its body holds a connection and disk: past the grace time, an average
     /// below the minimum ends the upload, and so does a body still arriving after its
     /// `allowedSeconds`. (One that sends nothing at all is closed by its idle timeout.)
     private func checkRate() throws(HTTPError) {
@@ -140,9 +139,9 @@ final class MigrationUpload: @unchecked Sendable {
             throw .uploadOverTime(
                 declaredBytes: declaredBytes, allowedSeconds: allowedSeconds, minimumBytesPerSecond: minBytesPerSecond)
         }
-        guard seconds > Double(Self.rateGraceSeconds) else { return }
+        guard seconds > Double(graceSeconds) else { return }
         if Double(received) < Double(minBytesPerSecond) * seconds {
-            throw .uploadTooSlow(minimumBytesPerSecond: minBytesPerSecond, graceSeconds: Self.rateGraceSeconds)
+            throw .uploadTooSlow(minimumBytesPerSecond: minBytesPerSecond, graceSeconds: graceSeconds)
         }
     }
 
@@ -210,7 +209,7 @@ final class MigrationUpload: @unchecked Sendable {
             if partError == nil { partError = error }
             return false
         } catch {
-            if partError == nil { partError = .internal("\(error)") }
+            if partError == nil { partError = .internal("read a part of the multipart body", detail: "\(error)") }
             return false
         }
     }
@@ -270,7 +269,7 @@ final class FileSink {
     init(path: String) throws(HTTPError) {
         descriptor = open(path, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0o600)
         guard descriptor >= 0 else {
-            throw .internal("cannot create \((path as NSString).lastPathComponent): \(String(cString: strerror(errno)))")
+            throw .internal("store the upload", detail: "cannot create \(path): \(String(cString: strerror(errno)))")
         }
     }
 
@@ -278,7 +277,7 @@ final class FileSink {
 
     func write(_ pointer: UnsafeRawPointer, count: Int) throws(HTTPError) {
         guard writeAll(descriptor, UnsafeRawBufferPointer(start: pointer, count: count)) else {
-            throw .internal("cannot write the upload to disk: \(String(cString: strerror(errno)))")
+            throw .internal("store the upload", detail: "cannot write the upload to disk: \(String(cString: strerror(errno)))")
         }
     }
 
@@ -286,6 +285,6 @@ final class FileSink {
         guard descriptor >= 0 else { return }
         let result = Glibc.close(descriptor)
         descriptor = -1
-        if result != 0 { throw .internal("cannot close the upload: \(String(cString: strerror(errno)))") }
+        if result != 0 { throw .internal("store the upload", detail: "cannot close the upload: \(String(cString: strerror(errno)))") }
     }
 }

@@ -23,6 +23,8 @@ final class RequestLog: Sendable {
         var ms: Int
         var jobID: String?
         var outcome: String?
+        /// An internal error's: its request id (in the answer's body too) and what went wrong.
+        var fault: HTTPError.Fault?
         /// The same time as `ms`, unrounded: what the request-duration histogram observes.
         var seconds: Double = 0
     }
@@ -53,8 +55,8 @@ final class RequestLog: Sendable {
             ("bytes_in", .number(Double(entry.bytesIn))), ("bytes_out", .number(Double(entry.bytesOut))),
             ("ms", .number(Double(entry.ms))), ("job_id", entry.jobID.map(JSONValue.string) ?? .null),
             ("outcome", entry.outcome.map(JSONValue.string) ?? .null),
-        ]
-        write(.info, "\(entry.method) \(entry.route) \(entry.status)", fields)
+        ] + (entry.fault.map { [("request_id", .string($0.requestID)), ("detail", .string($0.detail))] } ?? [])
+        write(entry.fault == nil ? .info : .error, "\(entry.method) \(entry.route) \(entry.status)", fields)
     }
 
     /// Any other line: start-up, shutdown, a job's progress.

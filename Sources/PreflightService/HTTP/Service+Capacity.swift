@@ -46,11 +46,12 @@ extension Service {
         let result: Result<CapacityAnswer, CapacityError>
         do {
             let (log, id, rehearsal) = (self.log, upload.id, CapacityRehearsal(runner: runner))
-            let maxJobSeconds = configuration.maxJobSeconds
+            let (maxJobSeconds, synthesisCache) = (configuration.maxJobSeconds, configuration.synthesisCache)
             (job, result) = try runInSlot(upload, clientGone: clientGone) { job, cancellation in
-                let request = CapacityRequest(
+                var request = CapacityRequest(
                     plan: job.plan, options: job.options, device: job.device, fromVersion: query.fromVersion,
                     table: query.table, maxRows: query.maxRows, maxSeconds: min(query.maxSeconds, maxJobSeconds))
+                request.synthesisCache = synthesisCache
                 return Result { () throws(CapacityError) in
                     try rehearsal.run(request, directory: job.directory, cancellation: cancellation) {
                         line in log.write(.debug, line, [("job_id", .string(id))])

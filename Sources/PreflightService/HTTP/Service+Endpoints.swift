@@ -61,6 +61,7 @@ extension Service {
                 "synchronous": text(settings.synchronous), "legacy_alter_table": flag(settings.legacyAlterTable),
                 "temp_store": text(settings.tempStore), "journal_size_limit": number(settings.journalSizeLimit),
                 "wal_autocheckpoint": number(settings.walAutocheckpoint), "foreign_keys": flag(settings.foreignKeys),
+                "android_functions": flag(settings.androidFunctions), "locale": text(settings.locale),
             ]
             return .object([
                 "name": .string(device.name), "description": .string(device.description),

@@ -58,10 +58,11 @@ extension Service {
         }
         defer { removeDirectory(upload.directory.path) }
         guard let parts = upload.matrix, case .fromParts(_, let queryOptions) = upload.spec else {
-            return .response(.error(.internal("a matrix upload without its parts")))
+            return .response(.error(.internal("read the matrix upload", detail: "a matrix upload without its parts")))
         }
         let (log, id, runner, slots) = (self.log, upload.id, self.runner, SchedulerSlots(scheduler: scheduler))
-        let (maxJobSeconds, parallelism) = (configuration.maxJobSeconds, configuration.maxConcurrentJobs)
+        let (maxJobSeconds, parallelism, synthesisCache) = (
+            configuration.maxJobSeconds, configuration.maxConcurrentJobs, configuration.synthesisCache)
         let result: Result<MatrixAnswer, HTTPError>
         do throws(Interruption) {
             (_, result) = try runInSlot(upload, clientGone: clientGone) { [self] job, cancellation in
@@ -81,7 +82,7 @@ extension Service {
                     let matrix = MatrixRequest(
                         plan: job.plan, devices: devices, fromVersion: from, fixtures: parts.fixtures, rows: query.rows,
                         sample: parts.samplePath, maxSeconds: min(query.maxSeconds ?? maxJobSeconds, maxJobSeconds),
-                        parallelism: parallelism)
+                        parallelism: parallelism, synthesisCache: synthesisCache)
                     return MatrixRehearsal(runner: runner).run(
                         matrix, directory: job.directory, cancellation: cancellation, slots: slots
                     ) { line in log.write(.debug, line, [("job_id", .string(id))]) }

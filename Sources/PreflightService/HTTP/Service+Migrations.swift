@@ -64,19 +64,20 @@ extension Service {
             throw .badRequest(
                 "say which plan to run: plan=NAME in the query (see GET /v1/plans), or send multipart/form-data with a plan part")
         }
-        let ticket = try admit(request)
+        let ticket = try beginUpload(request)
         let directory: JobDirectory
         do {
             directory = try JobDirectory.create(parent: configuration.jobDir)
         } catch {
             scheduler.withdraw(ticket)
-            throw .internal("cannot create the job directory: \(error)")
+            throw .internal("create the job's directory", detail: "cannot create a job directory: \(error)")
         }
         do {
             return try MigrationUpload(
                 directory: directory, ticket: ticket, bodyKind: isMultipart ? .multipart : .raw,
                 keep: keep, maxBytes: maxBytes,
-                minBytesPerSecond: configuration.minUploadBytesPerS, declaredBytes: request.contentLength, spec: spec,
+                minBytesPerSecond: configuration.minUploadBytesPerS, graceSeconds: configuration.uploadGraceS,
+                declaredBytes: request.contentLength, spec: spec,
                 capacity: capacityQuery, matrix: matrix ? MatrixParts(maxFiles: configuration.maxMatrixFiles) : nil)
         } catch {
             scheduler.withdraw(ticket)
@@ -85,32 +86,48 @@ extension Service {
         }
     }
 
-    /// A place for the request's job, within its client's share: the client is its token
+    /// The request's upload in flight, within its client's share: the client is its token
     /// where tokens are configured (one pipeline may come from many addresses), else its address.
-    private func admit(_ request: Request) throws(HTTPError) -> JobScheduler.Ticket {
+    private func beginUpload(_ request: Request) throws(HTTPError) -> JobScheduler.Ticket {
         let client = authenticator.tokenNumber(authorization: request.header("authorization")).map { "token \($0)" }
             ?? request.clientAddress
         do {
-            return try scheduler.admit(for: client)
+            return try scheduler.beginUpload(for: client)
         } catch {
-            let retryAfter = scheduler.retryAfterSeconds
-            switch error {
-            case .full:
-                throw .busy(retryAfter: retryAfter)
-            case .clientUploads(let limit):
-                throw .overClientShare("\(limit) upload(s) arriving", key: "max_uploads_per_client", retryAfter: retryAfter)
-            case .clientJobs(let limit):
-                throw .overClientShare("\(limit) job(s) uploading, waiting or running", key: "max_jobs_per_client", retryAfter: retryAfter)
-            }
+            throw turnedAway(error)
+        }
+    }
+
+    /// What a client the scheduler turned away is told.
+    private func turnedAway(_ refusal: JobScheduler.Refusal) -> HTTPError {
+        let retryAfter = scheduler.retryAfterSeconds
+        switch refusal {
+        case .full:
+            return .busy(retryAfter: retryAfter)
+        case .uploads(let limit):
+            return .uploadsBusy("\(limit) uploads are arriving", key: "max_uploads_in_flight", retryAfter: retryAfter)
+        case .uploadBytes(let limit):
+            return .uploadsBusy(
+                "the uploads arriving hold \(limit) bytes of disk", key: "max_upload_bytes_in_flight", retryAfter: retryAfter)
+        case .clientUploads(let limit):
+            return .overClientShare("\(limit) upload(s) arriving", key: "max_uploads_per_client", retryAfter: retryAfter)
+        case .clientJobs(let limit):
+            return .overClientShare("\(limit) job(s) waiting or running", key: "max_jobs_per_client", retryAfter: retryAfter)
         }
     }
 
     // MARK: - Body
 
     /// Takes a piece of an upload's body; on an error the upload is already discarded.
+    /// Its bytes count against the budget of uploads in flight.
     func receive(_ upload: MigrationUpload, bytes: UnsafeRawPointer, count: Int) throws(HTTPError) {
         metrics.addUploadBytes(count)
-        do {
+        do throws(HTTPError) {
+            do {
+                try scheduler.take(count, for: upload.ticket)
+            } catch {
+                throw turnedAway(error)
+            }
             try upload.receive(bytes, count: count)
         } catch {
             discard(upload)
@@ -118,8 +135,8 @@ extension Service {
         }
     }
 
-    /// Gives up an upload whose job will not run: files closed, directory removed, place
-    /// given back.
+    /// Gives up an upload whose job will not run: files closed, directory removed, its
+    /// bytes in flight given back.
     func discard(_ upload: MigrationUpload) {
         upload.abandon()
         removeDirectory(upload.directory.path)
@@ -161,16 +178,23 @@ extension Service {
             }
         } catch {
             removeDirectory(upload.directory.path)
-            // A plan or options found invalid ran nothing: not a job the metrics count.
-            if case .invalid = error {} else { metrics.recordJob(outcome: Metrics.cancelledOutcome, seconds: seconds) }
+            // A plan or options found invalid, or a job refused a place, ran nothing: not a
+            // job the metrics count.
+            switch error {
+            case .invalid, .refused: break
+            case .clientGone, .shuttingDown: metrics.recordJob(outcome: Metrics.cancelledOutcome, seconds: seconds)
+            }
             return error.answer
         }
         metrics.recordJob(outcome: result.report.outcome.rawValue, seconds: seconds)
-        var response = HTTPResponse.report(result.report, as: answer, plan: job.plan)
+        var report = result.report
+        let fault = report.failure?.withholdInternalDetail()
+        var response = HTTPResponse.report(report, as: answer, plan: job.plan)
+        response.fault = fault
         if upload.keep {
             kept.keep(
                 KeptJobs.Entry(
-                    id: upload.id, directory: upload.directory.path, report: result.report,
+                    id: upload.id, directory: upload.directory.path, report: report,
                     databasePath: result.migratedDatabasePath,
                     expires: ContinuousClock.now + .seconds(configuration.keepSeconds)))
             response.headers.append(HTTPError.Header(name: "Location", value: "/v1/jobs/\(upload.id)"))
@@ -302,10 +326,11 @@ extension Service {
         }
     }
 
-    /// Waits for the upload's slot, then does `work` with its job in that slot, on a thread
-    /// of its own, while this one watches the client every 100 ms. A client that leaves
-    /// cancels it, as does the end of the shutdown's grace period (`Lifecycle.cancelAll`):
-    /// both end in the interruption thrown.
+    /// Admits the upload's job, its body complete (a place, within its client's share:
+    /// `Interruption.refused` when there is none), waits for its slot, then does `work`
+    /// with its job in that slot, on a thread of its own, while this one watches the client
+    /// every 100 ms. A client that leaves cancels it, as does the end of the shutdown's
+    /// grace period (`Lifecycle.cancelAll`): both end in the interruption thrown.
     ///
     /// A plan sent in the upload is decoded (its statements split) on that thread too, in
     /// the slot: not on the waiting thread before the job exists, where a client
@@ -316,7 +341,12 @@ extension Service {
         _ upload: MigrationUpload, clientGone: () -> Bool,
         _ work: @escaping @Sendable (Job, JobCancellation) -> Outcome
     ) throws(Interruption) -> (Job, Outcome) {
-        try scheduler.run(
+        do {
+            try scheduler.admit(upload.ticket)
+        } catch {
+            throw .refused(turnedAway(error))
+        }
+        return try scheduler.run(
             upload.ticket,
             checking: { () throws(Interruption) in
                 if lifecycle.isDraining { throw .shuttingDown }
@@ -369,6 +399,8 @@ enum Interruption: Error {
     case shuttingDown
     /// The plan or the options, decoded on the job's thread, are not valid: 400.
     case invalid(HTTPError)
+    /// The complete upload's job found no place (503), or its client's share taken (429).
+    case refused(HTTPError)
 }
 
 extension Interruption {
@@ -377,7 +409,7 @@ extension Interruption {
         switch self {
         case .clientGone: .clientGone
         case .shuttingDown: .response(.error(.shuttingDown))
-        case .invalid(let error): .response(.error(error))
+        case .invalid(let error), .refused(let error): .response(.error(error))
         }
     }
 }

@@ -35,7 +35,9 @@ final class Service: Sendable {
         self.runner = runner
         self.scheduler = JobScheduler(
             maxRunning: configuration.maxConcurrentJobs, queueLength: configuration.queueLength,
-            share: JobScheduler.Share(uploads: configuration.maxUploadsPerClient, jobs: configuration.maxJobsPerClient))
+            share: JobScheduler.Share(uploads: configuration.maxUploadsPerClient, jobs: configuration.maxJobsPerClient),
+            uploadBudget: JobScheduler.UploadBudget(
+                uploads: configuration.maxUploadsInFlight, bytes: configuration.maxUploadBytesInFlight))
         self.authenticator = BearerAuthenticator(tokens: configuration.tokens)
         self.log = log
     }

@@ -187,5 +187,5 @@ enum CapacityChart {
     }
 
     /// The watchdog's deadline on the clock the run used.
-    static func deadlineMs(_ options: RunOptions) -> Double? { TimelineChart.Clock(options).deadline }
+    static func deadlineMs(_ options: RunOptions) -> Double? { ReportClock(options).deadline }
 }

@@ -151,6 +151,7 @@ enum CapacityRendering {
         case .diskFull: return "fills the disk"
         case .failed: return "fails"
         case .verificationFailed: return "fails verification"
+        case .dataErased: return "erases the user's data"
         case .invalidDatabase: return "leaves no readable database"
         }
     }

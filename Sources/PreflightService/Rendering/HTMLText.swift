@@ -8,7 +8,9 @@ enum HTMLText {
     /// The page's shell: inline CSS only, nothing fetched, no script needed to read it (the
     /// upload page's one script only shows a run's progress). Wide content
     /// (tables, long SQL) scrolls inside its own box, so the page itself never grows
-    /// wider than the window (390 px on a phone). The charts scale with the page's width;
+    /// wider than the window (390 px on a phone); a table keeps room for its columns and
+    /// breaks its cells between words only, so that a phone scrolls it rather than
+    /// stacking its words a letter a line. The charts scale with the page's width;
     /// on a narrow screen their text is set larger in the chart's own units, so that it
     /// stays readable once scaled down.
     static func document(title: String, body: String) -> String {
@@ -30,7 +32,8 @@ enum HTMLText {
         .meta{color:#555;font-size:.9em}
         .scroll{overflow-x:auto;max-width:100%}
         table{border-collapse:collapse;font-size:.88em;width:100%}
-        th,td{text-align:left;padding:4px 6px;border-bottom:1px solid #e3e3e3;vertical-align:top}
+        th,td{text-align:left;padding:4px 6px;border-bottom:1px solid #e3e3e3;vertical-align:top;overflow-wrap:normal}
+        .scroll>table{min-width:560px}
         td.num,th.num{text-align:right;white-space:nowrap}
         svg{width:100%;height:auto;display:block}
         @media (max-width:600px){svg text{font-size:21px}}

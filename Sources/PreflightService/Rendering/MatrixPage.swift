@@ -28,7 +28,8 @@ enum MatrixPage {
         body.append("<p class=\"meta\">\(e(meta)) · choose a cell for its report</p>")
         var table = "<div class=\"scroll\"><table id=\"grid\"><thead><tr><th>row</th><th>source</th><th class=\"num\">size</th>"
         for device in answer.devices {
-            let margin = (answer.summary.marginMs[device] ?? nil).map { "margin \(ReportRendering.duration(ms: $0))" } ?? "no watchdog"
+            let margin = (answer.summary.marginMs[device] ?? nil).map { "margin \(marginText(answer, device: device, ms: $0))" }
+                ?? "no watchdog"
             table += "<th>\(e(device))<small class=\"meta\"> \(e(margin))</small></th>"
         }
         table += "</tr></thead><tbody>"
@@ -42,10 +43,13 @@ enum MatrixPage {
                     continue
                 }
                 let id = "cell-\(rowIndex)-\(deviceIndex)"
-                let time = ReportRendering.duration(ms: cell.deviceMs ?? cell.elapsedMs)
-                let detail = cell.failure.map { $0.kind } ?? "\(cell.launches) launch\(cell.launches == 1 ? "" : "es"), \(time)"
+                // The launches' time on the device first, this machine's second (the tooltip has both).
+                let times = ReportClock.both(deviceMs: cell.deviceMs, hereMs: cell.report == nil ? nil : cell.elapsedMs)
+                let time = cell.deviceMs.map { ReportClock.device(ms: $0) } ?? ReportClock.here(ms: cell.elapsedMs)
+                let detail = cell.failure.map { $0.kind.rawValue } ?? "\(cell.launches) launch\(cell.launches == 1 ? "" : "es"), \(time)\(cell.atRisk ? ", at risk" : "")"
                 let inner = "\(cell.outcome.rawValue)<small>\(e(detail))</small>"
-                table += "<td class=\"cell \(ReportPage.tone(cell.outcome))\" data-outcome=\"\(cell.outcome.rawValue)\">"
+                let tooltip = times.map { " title=\"launches: \(e($0))\"" } ?? ""
+                table += "<td class=\"cell \(ReportPage.tone(cell.outcome))\" data-outcome=\"\(cell.outcome.rawValue)\"\(tooltip)>"
                     + (cell.report == nil ? "<a>\(inner)</a>" : "<a href=\"#\(id)\">\(inner)</a>") + "</td>"
                 if let report = cell.report {
                     reports.append(
@@ -61,6 +65,13 @@ enum MatrixPage {
         body.append(contentsOf: reports)
         return HTMLText.document(
             title: "Preflight matrix \(worst?.rawValue ?? ""): \(answer.plan)", body: body.joined(separator: "\n"))
+    }
+
+    /// How a device's margin is labelled: on the device's clock when its cells ran on it, else
+    /// this machine's (scaled by the profile's `time_scale`, as its watchdog was).
+    private static func marginText(_ answer: MatrixAnswer, device: String, ms: Int) -> String {
+        let onDevice = answer.rows.contains { row in row.cells[device]?.report?.options.clock == RunOptions.Clock.device }
+        return onDevice ? ReportClock.device(ms: ms) : ReportClock.here(ms: ms)
     }
 
     private static func schemasText(_ answer: MatrixAnswer) -> String {

@@ -65,7 +65,7 @@ enum MatrixRendering {
 
     private static func cellText(_ cell: MatrixCell) -> String {
         let time = ReportRendering.duration(ms: cell.deviceMs ?? cell.elapsedMs)
-        return cell.report == nil ? cell.outcome.rawValue : "\(cell.outcome.rawValue) \(time)"
+        return cell.report == nil ? cell.outcome.rawValue : "\(cell.outcome.rawValue) \(time)\(cell.atRisk ? " at risk" : "")"
     }
 
     static func sourceText(_ source: MatrixRow.Source) -> String {

@@ -35,12 +35,9 @@ struct PlotFrame {
     /// The vertical axis along the plot's left edge.
     var verticalAxis: String { Self.line(from: (left, top), to: (left, plotBottom)) + " stroke=\"#999\"/>" }
 
-    /// A label at (`x`, `y`); `anchor` is SVG's `text-anchor` (nil: the start).
-    func text(_ content: String, x: Double, y: Double, anchor: String? = nil) -> String {
-        text(content, x: x, y: y, anchor: anchor, extra: "")
-    }
-
-    private func text(_ content: String, x: Double, y: Double, anchor: String?, extra: String) -> String {
+    /// A label at (`x`, `y`); `anchor` is SVG's `text-anchor` (nil: the start); `extra`, more
+    /// attributes.
+    func text(_ content: String, x: Double, y: Double, anchor: String? = nil, extra: String = "") -> String {
         let anchored = anchor.map { " text-anchor=\"\($0)\"" } ?? ""
         return "<text x=\"\(HTMLText.coordinate(x))\" y=\"\(HTMLText.coordinate(y))\"\(anchored)\(extra)>\(content)</text>"
     }

@@ -12,24 +12,41 @@ enum ReportFormat: String, Sendable {
     }
 }
 
-/// What the service answers a report as: one of the formats, or the page (docs/CONTRACT.md §10),
-/// which only a browser asks for and only the service serves.
+/// What a report is answered as: one of the formats, or the page (docs/CONTRACT.md §10), which
+/// a browser asks the service for and `preflight run --format html` writes.
 enum ReportAnswer: Equatable, Sendable {
     case rendered(ReportFormat)
     case page
 
     static let pageContentType = "text/html; charset=utf-8"
 
+    /// The answer a `format` name asks for: `json`, `text`, `junit` or `html`; nil for any other.
+    init?(format: String) {
+        if format == "html" {
+            self = .page
+        } else if let rendered = ReportFormat(rawValue: format) {
+            self = .rendered(rendered)
+        } else {
+            return nil
+        }
+    }
+
+    var contentType: String {
+        switch self {
+        case .rendered(let format): return format.contentType
+        case .page: return Self.pageContentType
+        }
+    }
+
     /// `format=` in the query, when given, wins over `Accept`: an HTML form cannot set
     /// headers, so the upload page posts to `/v1/migrations?format=html`. Its values are
     /// `json`, `text`, `junit` (as `preflight run --format`) and `html`.
     static func choose(accept: String?, format: String?) throws(HTTPError) -> ReportAnswer {
         guard let format else { return negotiate(accept: accept) }
-        if format == "html" { return .page }
-        guard let rendered = ReportFormat(rawValue: format) else {
+        guard let answer = ReportAnswer(format: format) else {
             throw .badRequest("format must be json, text, junit or html, got \"\(format)\"")
         }
-        return .rendered(rendered)
+        return answer
     }
 
     /// `Accept` negotiated with q-values (RFC 9110 §12.5.1): the type with the highest q

@@ -12,9 +12,9 @@ enum ReportPage {
         body.append("<h1>Preflight: \(e(report.plan.name)) to v\(report.plan.targetVersion)</h1>")
         body.append(
             "<div class=\"outcome \(tone(report.outcome))\" id=\"outcome\"><strong>\(report.outcome.rawValue)</strong>: "
-                + "\(e(report.outcome.meaning))<p class=\"todo\" id=\"todo\">\(e(firstThingToDo(report)))</p></div>")
+                + "\(e(report.outcome.meaning))<p class=\"todo\" id=\"todo\">\(e(ReportAdvice(report).line))</p></div>")
         if let failure = report.failure {
-            var detail = "<p><strong>\(e(failure.kind))</strong>"
+            var detail = "<p><strong>\(e(failure.kind.rawValue))</strong>"
             if let step = failure.step { detail += " in step v\(step)" }
             detail += ": \(e(failure.message))</p>"
             if let statement = failure.statement { detail += "<pre>\(e(statement))</pre>" }
@@ -24,9 +24,10 @@ enum ReportPage {
         body.append(
             "<p class=\"meta\">job \(e(report.jobID)) · device \(e(report.options.device)) · runner "
                 + "\(report.plan.runner.rawValue) · input \(ByteCount.text(report.input.bytes)), \(inputVersion) · "
-                + "\(report.launches.count) launch\(report.launches.count == 1 ? "" : "es") · "
-                + "\(ReportRendering.duration(ms: report.timings.totalMs))</p>")
+                + "\(report.launches.count) launch\(report.launches.count == 1 ? "" : "es") · clock "
+                + "\(report.options.clock.rawValue) · run \(ReportClock.here(ms: report.timings.totalMs))</p>")
         body.append("<h2>Launches</h2>")
+        body.append("<p class=\"meta\" id=\"clocks\">\(e(ReportClock(report.options).legend))</p>")
         body.append(TimelineChart.svg(report))
         body.append("<h2>Space</h2>")
         body.append(spaceSummary(report))
@@ -62,53 +63,6 @@ enum ReportPage {
         }
     }
 
-    /// The one thing to do first, in the words of the outcome's cause.
-    static func firstThingToDo(_ report: Report) -> String {
-        // The watchdog's outcomes point at the step it cut last; the others at the failing step.
-        let killed = [Outcome.completedAfterKills, .watchdogKilled, .crashLoop].contains(report.outcome)
-        let cut = killed ? report.steps.last { $0.status == .interrupted }?.version : report.failure?.step
-        let stepName = cut.map { "step v\($0)" } ?? "the step the watchdog cut"
-        let watchdog = report.options.watchdogMs.map { " within the \(ReportRendering.duration(ms: $0)) watchdog" } ?? ""
-        let failure = report.failure
-        switch report.outcome {
-        case .completed:
-            return "Nothing to do: it migrates in one launch."
-        case .completedAfterKills:
-            let kills = report.launches.filter { $0.ended == .killed }.count
-            return "Split \(stepName) or make it chunked: users see \(kills) crash\(kills == 1 ? "" : "es") before it completes."
-        case .watchdogKilled:
-            return "Split \(stepName) or make it chunked so that each launch finishes\(watchdog)."
-        case .crashLoop:
-            return "Split \(stepName) or make it chunked: as it is, no launch gets past it\(watchdog)."
-        case .refused:
-            switch failure?.kind {
-            case "insufficient_space":
-                let needed = failure?.neededBytes.map { ByteCount.text($0) } ?? "more space"
-                let free = failure?.freeBytes.map { " (the device has \(ByteCount.text($0)))" } ?? ""
-                return "Needs \(needed) free\(free): free space first, or make the step need less."
-            case "future_version":
-                return "The file is newer than the plan: this build cannot open it (downgrade); ship a plan that knows its version."
-            case "foreign_application_id":
-                return "The file belongs to another app (application_id): check which file was uploaded."
-            default:
-                return failure?.message ?? "See the failure below."
-            }
-        case .diskFull:
-            // The step did not finish, so what it needs is only known to be more than it had.
-            if let needed = failure?.neededBytes {
-                return "Needs \(ByteCount.text(needed)) free: free space first, or make \(stepName) need less."
-            }
-            let had = report.space.freeBytes.map { "more than \(ByteCount.text($0))" } ?? "more space"
-            return "Needs \(had) free: \(stepName) filled the disk. Free space first, or make \(stepName) need less."
-        case .failed:
-            return "Fix \(cut.map { "step v\($0)" } ?? "the failing step"): \(failure?.message ?? "see the failure below")."
-        case .verificationFailed:
-            return "Fix what verification found: \(failure?.message ?? "see the failure below")."
-        case .invalidDatabase:
-            return "Upload an SQLite database file (with its -wal if it has one)."
-        }
-    }
-
     static func spaceSummary(_ report: Report) -> String {
         let space = report.space
         var items: [String] = []
@@ -123,18 +77,26 @@ enum ReportPage {
     static func stepsTable(_ report: Report) -> String {
         guard !report.steps.isEmpty else { return "<p class=\"meta\">No step ran.</p>" }
         let e = MarkupText.escape
+        let clock = ReportClock(report.options)
         var rows: [String] = []
         rows.append(
-            "<div class=\"scroll\"><table id=\"steps\"><thead><tr><th>version</th><th>name</th><th>kind</th><th>status</th>"
-                + "<th class=\"num\">launch</th><th class=\"num\">time</th><th class=\"num\">peak</th>"
+            // The time, the watchdog's concern, before the wider columns: a phone sees it unscrolled.
+            "<div class=\"scroll\"><table id=\"steps\"><thead><tr><th>version</th><th>name</th><th>status</th>"
+                + "<th class=\"num\">launch</th><th class=\"num\">time</th><th>kind</th><th class=\"num\">peak</th>"
                 + "<th class=\"num\">estimate</th><th class=\"num\">rows</th></tr></thead><tbody>")
         for step in report.steps {
             let kind = step.kind.rawValue + (step.costClass.map { " (\($0.rawValue))" } ?? "")
+                + (step.batchRows.map { ", \($0) rows a batch" } ?? "")
+            // The device's time first; this machine's below it, marked.
+            let here = step.elapsedMs.map { ReportClock.here(ms: $0) }
+            let time = clock.onDevice
+                ? [step.deviceMs.map { ReportClock.device(ms: $0) }, here.map { "<small class=\"meta\">\($0)</small>" }]
+                    .compactMap { $0 }.joined(separator: "<br>")
+                : here ?? ""
             rows.append(
                 "<tr data-status=\"\(step.status.rawValue)\"><td>v\(step.version)</td><td>\(e(step.name))</td>"
-                    + "<td>\(e(kind))</td><td>\(step.status.rawValue)</td>"
-                    + "<td class=\"num\">\(step.launch.map(String.init) ?? "-")</td>"
-                    + "<td class=\"num\">\(step.elapsedMs.map { ReportRendering.duration(ms: $0) } ?? "-")</td>"
+                    + "<td>\(step.status.rawValue)</td><td class=\"num\">\(step.launch.map(String.init) ?? "-")</td>"
+                    + "<td class=\"num\">\(time.isEmpty ? "-" : time)</td><td>\(e(kind))</td>"
                     + "<td class=\"num\">\(step.peakBytes.map { ByteCount.text($0) } ?? "-")</td>"
                     + "<td class=\"num\">\(step.estimatedBytes.map { ByteCount.text($0) } ?? "-")</td>"
                     + "<td class=\"num\">\(step.rows.map(String.init) ?? "-")</td></tr>")

@@ -2,17 +2,18 @@ import Foundation
 import MigrationCore
 import Simulation
 
-/// The three faces of a report: JSON for programs, a short text for people in a
-/// terminal, JUnit XML for CI systems. `preflight run --format` and the HTTP service
-/// (by `Accept`) use the same functions, so both say the same thing.
+/// The faces of a report: JSON for programs, a short text for people in a terminal,
+/// JUnit XML for CI systems, and the page (`ReportPage`). `preflight run --format` and the
+/// HTTP service (by `Accept`) use the same functions, so both say the same thing.
 public enum ReportRendering {
-    /// The report in `format`, as bytes to write or send. With the job's `plan`, JUnit's
+    /// The report as `answer`, as bytes to write or send. With the job's `plan`, JUnit's
     /// failures say how far a killed chunked step was through its table.
-    static func render(_ report: Report, as format: ReportFormat, plan: Plan? = nil) -> [UInt8] {
-        switch format {
-        case .json: return json(report)
-        case .text: return Array(text(report).utf8)
-        case .junit: return Array(junit(report, plan: plan).utf8)
+    static func render(_ report: Report, as answer: ReportAnswer, plan: Plan? = nil) -> [UInt8] {
+        switch answer {
+        case .rendered(.json): return json(report)
+        case .rendered(.text): return Array(text(report).utf8)
+        case .rendered(.junit): return Array(junit(report, plan: plan).utf8)
+        case .page: return Array(ReportPage.html(report).utf8)
         }
     }
 
@@ -41,9 +42,12 @@ public enum ReportRendering {
     /// or one that did not finish, one line per step with time and peak space.
     ///
     ///     completed: target reached in the first launch, verification passed
-    ///     plan notes -> v5 on device default, runner per_step, 1 launch, 1.2 s
-    ///       v1  create notes          applied      12 ms   peak 8.0 KiB
+    ///     plan notes -> v5 on device default, runner per_step, 1 launch, 1.2 s here
+    ///       v1  create notes          applied   12 ms here   peak 8.0 KiB
     ///
+    /// Every time this machine measured is followed by "here"; a time without it is the
+    /// device's, modelled (`clock: device`). So a reader, and scripts/check-docs, can tell
+    /// the figures that are the same on every machine from those that are not.
     /// Names and messages from the plan and the database are `TerminalText` fields: no
     /// control character of theirs reaches the terminal.
     public static func text(_ report: Report) -> String {
@@ -53,7 +57,7 @@ public enum ReportRendering {
         lines.append(
             "plan \(report.plan.name) -> v\(report.plan.targetVersion) on device \(report.options.device), "
                 + "runner \(report.plan.runner.rawValue), "
-                + "\(launchCount) launch\(launchCount == 1 ? "" : "es"), \(duration(ms: report.timings.totalMs))")
+                + "\(launchCount) launch\(launchCount == 1 ? "" : "es"), \(duration(ms: report.timings.totalMs)) here")
         let onDevice = report.options.clock == .device
         if onDevice {
             lines.append(
@@ -62,21 +66,25 @@ public enum ReportRendering {
         }
         let inputVersion = report.input.userVersion.map { "v\($0)" } ?? "unknown version"
         lines.append("input \(ByteCount.text(report.input.bytes)), \(inputVersion)")
+        if report.firstLaunch == .created {
+            lines.append("first launch: the framework created the schema (its create path; no migration ran)")
+        }
         if let failure = report.failure {
             let step = failure.step.map { " (step \($0))" } ?? ""
             lines.append("failure \(failure.kind)\(step): \(failure.message)")
         }
-        if launchCount > 1 || report.launches.contains(where: { $0.ended != .finished }) {
+        if launchCount > 1 || report.launches.contains(where: { $0.ended != .finished || $0.atRisk }) {
             for launch in report.launches {
                 let from = launch.fromVersion.map { "v\($0)" } ?? "?"
                 let id = launch.fromID.map { " (\"\(TerminalText.field($0))\")" } ?? ""
                 let reached = launch.reachedVersion.map { "v\($0)" } ?? "?"
                 let undone = launch.rolledBack ? ", uncommitted work rolled back" : ""
+                let risk = launch.deviceBand.map { launch.atRisk ? ", at risk (\($0.lowMs)-\($0.highMs) ms)" : "" } ?? ""
                 let time = onDevice
                     ? "\(launch.deviceMs.map { duration(ms: $0) } ?? "-") (\(duration(ms: launch.elapsedMs)) here)"
-                    : duration(ms: launch.elapsedMs)
+                    : "\(duration(ms: launch.elapsedMs)) here"
                 lines.append(
-                    "  launch \(launch.launch): \(from)\(id) -> \(reached), \(launch.ended.rawValue) after \(time)\(undone)")
+                    "  launch \(launch.launch): \(from)\(id) -> \(reached), \(launch.ended.rawValue) after \(time)\(undone)\(risk)")
             }
         }
         let names = report.steps.map { TerminalText.field($0.name) }
@@ -84,7 +92,9 @@ public enum ReportRendering {
         for (step, fullName) in zip(report.steps, names) {
             let name = fullName.count > nameWidth ? String(fullName.prefix(nameWidth - 1)) + "~" : fullName
             let padded = name + String(repeating: " ", count: max(0, nameWidth - name.count))
-            let time = (onDevice ? step.deviceMs : step.elapsedMs).map { duration(ms: $0) } ?? "-"
+            let time = onDevice
+                ? step.deviceMs.map { duration(ms: $0) } ?? "-"
+                : step.elapsedMs.map { duration(ms: $0) + " here" } ?? "-"
             let peak = step.peakBytes.map { ByteCount.text($0) } ?? "-"
             let status = step.status.rawValue + String(repeating: " ", count: max(0, 11 - step.status.rawValue.count))
             let here = onDevice ? "   (\(step.elapsedMs.map { duration(ms: $0) } ?? "-") here)" : ""

@@ -6,6 +6,11 @@ import Simulation
 /// wal, shm, temp) a band, stacked, so that the top edge is all the files together; then
 /// the peak of each class. The free space the run was given shows as a line at
 /// initial + free_bytes.
+///
+/// The samples are taken on this machine's time; the time axis is on the launches' clock
+/// (`ReportClock.sampleTimes`), with each launch's start marked, so that a kill in the
+/// timeline above lies at the same time here. Where a report cannot place the samples on
+/// the device's time, the axis stays this machine's and says so.
 enum SpaceChart {
     static let frame = PlotFrame(
         id: "space", label: "space over time", width: 800, height: 220, left: 100, right: 20, top: 24, bottom: 30)
@@ -15,13 +20,24 @@ enum SpaceChart {
 
     static func svg(_ report: Report) -> String {
         // A row is [t_ms, main, journal, wal, shm, temp].
-        let rows = report.space.samples.filter { $0.count == classes.count + 1 }
+        // Until the first launch opens the file nothing is measured (rows of 0 bytes): the files
+        // were then as the upload left them, `initial_bytes`, drawn as the main file's.
+        let initial = report.space.initialBytes ?? 0
+        var measuredYet = false
+        let rows = report.space.samples.filter { $0.count == classes.count + 1 }.map { row in
+            measuredYet = measuredYet || row.dropFirst().contains { $0 != 0 }
+            return measuredYet ? row : [row[0], initial] + Array(repeating: 0, count: classes.count - 1)
+        }
         guard rows.count > 1 else { return "<p class=\"meta\">No space was measured: no step ran.</p>" }
         let limit = report.space.freeBytes.flatMap { free in report.space.initialBytes.map { Double($0 + free) } }
-        let span = max(1, Double(rows.map { $0[0] }.max() ?? 1))
+        let clock = ReportClock(report.options)
+        let mapped = clock.sampleTimes(report)
+        let time = mapped ?? { Double($0) }
+        let span = max(1, rows.map { time($0[0]) }.max() ?? 1)
         let highest = max(1, max(Double(rows.map { $0.dropFirst().reduce(0, +) }.max() ?? 1), limit ?? 0) * 1.1)
         let frame = Self.frame
-        func x(_ ms: Int64) -> String { HTMLText.coordinate(frame.left + Double(ms) / span * frame.plotWidth) }
+        func xPosition(_ ms: Double) -> Double { frame.left + ms / span * frame.plotWidth }
+        func x(_ ms: Int64) -> String { HTMLText.coordinate(xPosition(time(ms))) }
         func y(_ bytes: Double) -> Double { frame.plotBottom - bytes / highest * frame.plotHeight }
         func yText(_ bytes: Double) -> String { HTMLText.coordinate(y(bytes)) }
         var parts = [frame.open]
@@ -43,8 +59,24 @@ enum SpaceChart {
         parts += [frame.horizontalAxis, frame.verticalAxis]
         parts.append(frame.text(ByteCount.text(Int64(highest)), x: frame.left - 6, y: frame.top + 10, anchor: "end"))
         parts.append(frame.text("0", x: frame.left - 6, y: frame.plotBottom, anchor: "end"))
+        // Each launch after the first begins at a thin line, named by its number.
+        for launch in report.launches.dropFirst() {
+            guard let at = launch.atMs, mapped != nil else { continue }
+            let lx = xPosition(time(Int64(at)))
+            parts.append(
+                "<g class=\"launch-start\" data-launch=\"\(launch.launch)\">"
+                    + "<line x1=\"\(HTMLText.coordinate(lx))\" y1=\"\(HTMLText.coordinate(frame.top))\" "
+                    + "x2=\"\(HTMLText.coordinate(lx))\" y2=\"\(HTMLText.coordinate(frame.plotBottom))\" stroke=\"#777\" "
+                    + "stroke-dasharray=\"2 3\"/>" + frame.text("L\(launch.launch)", x: lx + 3, y: frame.top + 12) + "</g>")
+        }
+        let axis = mapped == nil
+            ? "this machine's time: the samples cannot be placed on the device's"
+            : clock.onDevice ? "device time, launches end to end" : "this machine's time"
+        parts.append(frame.text(axis, x: frame.left, y: frame.height - 10, extra: " class=\"axis-clock\""))
         parts.append(
-            frame.text(ReportRendering.duration(ms: Int(span)), x: frame.plotRight, y: frame.height - 10, anchor: "end"))
+            frame.text(
+                mapped == nil || !clock.onDevice ? ReportClock.here(ms: Int(span)) : ReportClock.device(ms: Int(span)),
+                x: frame.plotRight, y: frame.height - 10, anchor: "end"))
         if let limit {
             parts.append(
                 "<g class=\"space-limit\">" + frame.horizontalLimit(at: y(limit))

@@ -6,8 +6,9 @@ import Simulation
 /// they ran; the watchdog's deadline as a vertical line; a killed launch's end marked.
 ///
 /// Steps carry their duration but not their start, so the segments are laid end to end
-/// after `start_ms`; a step the kill cut (no duration) runs to the end of the bar. Under
-/// `clock: device` every time drawn is the device's, the clock the watchdog counted.
+/// after `start_ms`; a step the kill cut (no duration) runs to the end of the bar. Every
+/// time drawn is on the clock the watchdog counted (`ReportClock`), and says so; under
+/// `clock: device` the tooltips give this machine's time second.
 enum TimelineChart {
     static let width = 800.0
     static let rowHeight = 34.0
@@ -15,7 +16,16 @@ enum TimelineChart {
     static func svg(_ report: Report) -> String {
         let launches = report.launches
         guard !launches.isEmpty else { return "<p class=\"meta\">No launch ran.</p>" }
-        let clock = Clock(report.options)
+        let clock = ReportClock(report.options)
+        // A launch's or step's time for its tooltip: the launches' clock, then this machine's.
+        func timeText(_ launch: LaunchReport) -> String {
+            clock.onDevice
+                ? ReportClock.both(deviceMs: launch.deviceMs, hereMs: launch.elapsedMs) ?? ""
+                : ReportClock.here(ms: launch.elapsedMs)
+        }
+        func timeText(_ step: StepReport) -> String? {
+            clock.onDevice ? ReportClock.both(deviceMs: step.deviceMs, hereMs: step.elapsedMs) : step.elapsedMs.map { ReportClock.here(ms: $0) }
+        }
         let deadline = clock.deadline
         let longest = launches.map(clock.length).max() ?? 0
         let span = max(1, max(longest, deadline ?? 0) * 1.08)
@@ -36,7 +46,7 @@ enum TimelineChart {
                 "<rect class=\"launch-bar\" data-launch=\"\(launch.launch)\" data-ended=\"\(launch.ended.rawValue)\" "
                     + "x=\"\(HTMLText.coordinate(left))\" y=\"\(HTMLText.coordinate(y + 4))\" "
                     + "width=\"\(HTMLText.coordinate(max(1, x(end) - left)))\" height=\"20\" fill=\"#dfe3e8\">"
-                    + "<title>launch \(launch.launch): \(launch.ended.rawValue) after \(Int(end)) ms</title></rect>")
+                    + "<title>launch \(launch.launch): \(launch.ended.rawValue) after \(timeText(launch))</title></rect>")
             var cursor = clock.start(of: launch)
             for (index, step) in report.steps.enumerated() where step.launch == launch.launch {
                 let length = clock.length(of: step) ?? max(0, end - cursor)
@@ -47,7 +57,7 @@ enum TimelineChart {
                         + "x=\"\(HTMLText.coordinate(x(cursor)))\" y=\"\(HTMLText.coordinate(y + 4))\" "
                         + "width=\"\(HTMLText.coordinate(max(1, x(segmentEnd) - x(cursor))))\" height=\"20\" fill=\"\(color)\" "
                         + "stroke=\"#fff\" stroke-width=\"1\"><title>v\(step.version) \(MarkupText.escape(step.name)): "
-                        + "\(step.status.rawValue)\(clock.length(of: step).map { ", \(Int($0)) ms" } ?? "")</title></rect>")
+                        + "\(step.status.rawValue)\(timeText(step).map { ", \($0)" } ?? "")</title></rect>")
                 cursor = segmentEnd
             }
             if launch.ended == .killed {
@@ -58,51 +68,26 @@ enum TimelineChart {
                         + "x2=\"\(HTMLText.coordinate(kx + 7))\" y2=\"\(HTMLText.coordinate(y + 21))\"/>"
                         + "<line x1=\"\(HTMLText.coordinate(kx + 7))\" y1=\"\(HTMLText.coordinate(y + 7))\" "
                         + "x2=\"\(HTMLText.coordinate(kx - 7))\" y2=\"\(HTMLText.coordinate(y + 21))\"/>"
-                        + "<title>killed at \(Int(end)) ms</title></g>")
+                        + "<title>killed at \(timeText(launch))</title></g>")
             } else if launch.ended == .failed {
                 parts.append(
                     "<circle class=\"fail-marker\" cx=\"\(HTMLText.coordinate(x(end)))\" cy=\"\(HTMLText.coordinate(y + 14))\" "
-                        + "r=\"6\" fill=\"#c62828\"><title>failed at \(Int(end)) ms</title></circle>")
+                        + "r=\"6\" fill=\"#c62828\"><title>failed at \(timeText(launch))</title></circle>")
             }
         }
         let axisY = frame.plotBottom
         parts.append(frame.horizontalAxis)
         parts.append(frame.text("0", x: left, y: axisY + 18))
-        parts.append(frame.text(ReportRendering.duration(ms: Int(span)), x: frame.plotRight, y: axisY + 18, anchor: "end"))
+        parts.append(frame.text(clock.launches(ms: Int(span)), x: frame.plotRight, y: axisY + 18, anchor: "end"))
         if let deadline {
             let dx = x(deadline)
             parts.append(
                 "<g class=\"watchdog-line\">" + frame.verticalLimit(at: dx, from: top - 8, to: axisY)
-                    + frame.limitLabel("watchdog \(ReportRendering.duration(ms: Int(deadline)))", x: dx - 4, y: top - 10)
+                    + frame.limitLabel("watchdog \(clock.launches(ms: Int(deadline)))", x: dx - 4, y: top - 10)
                     + "</g>")
         }
         parts.append(PlotFrame.close)
         return parts.joined(separator: "\n")
-    }
-
-    /// The times the chart draws: the device's under `clock: device`, else this machine's,
-    /// against which the watchdog kills at `watchdog_ms / time_scale`.
-    struct Clock {
-        let options: RunOptions
-        init(_ options: RunOptions) { self.options = options }
-
-        var onDevice: Bool { options.clock == .device }
-
-        var deadline: Double? {
-            options.watchdogMs.map { Double($0) / (onDevice ? 1 : max(options.timeScale, 0.000_001)) }
-        }
-
-        func length(of launch: LaunchReport) -> Double {
-            Double(onDevice ? launch.deviceMs ?? launch.elapsedMs : launch.elapsedMs)
-        }
-
-        func start(of launch: LaunchReport) -> Double {
-            onDevice ? options.speed?.startMs ?? 0 : Double(launch.startMs ?? 0)
-        }
-
-        func length(of step: StepReport) -> Double? {
-            (onDevice ? step.deviceMs : step.elapsedMs).map(Double.init)
-        }
     }
 
     /// Applied steps alternate two blues so neighbours stay apart; a cut or failed step is red.

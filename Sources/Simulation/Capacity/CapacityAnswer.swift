@@ -81,6 +81,8 @@ public struct CapacityPoint: Sendable, Codable, Equatable {
     @Nullable public var deviceMs: Int?
     @Nullable public var peakBytes: Int64?
     public var steps: [StepCost]
+    /// Whether the size's file came from the synthesis cache (false: made for this search).
+    @Nullable public var cached: Bool?
     /// The step that broke first at this size (not a field of the answer: the limit's
     /// `step` says it for the size that matters).
     public var brokenStep: Int? = nil
@@ -122,7 +124,7 @@ public struct CapacityPoint: Sendable, Codable, Equatable {
 
     enum CodingKeys: String, CodingKey {
         case rows, bytes, outcome, launches, elapsedMs = "elapsed_ms", deviceMs = "device_ms", peakBytes = "peak_bytes"
-        case steps
+        case steps, cached
     }
 }
 

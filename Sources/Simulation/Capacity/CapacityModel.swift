@@ -56,7 +56,7 @@ struct CapacityModel {
         launch = firstLaunch?.line ?? line
         overreaches = firstLaunch?.overreaches ?? true
         var steps: [(Int, CostLine, Bool)] = []
-        for step in plan.steps where step.version > fromVersion && step.version <= (options.target ?? plan.newestVersion) {
+        for step in plan.migrationPath(from: fromVersion, to: options.target ?? plan.newestVersion) ?? [] {
             let measured = measured.map { point in
                 (Double(point.rows), Double(point.steps.filter { $0.version == step.version }.compactMap(\.deviceMs).reduce(0, +)))
             }

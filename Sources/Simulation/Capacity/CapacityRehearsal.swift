@@ -38,6 +38,8 @@ public final class CapacityRehearsal: Sendable {
                 "from_version must be from 1 to \(request.target - 1) (below the target, v\(request.target)), got \(fromVersion)")
         }
         let table = try growingTable(request, sample: sample, fromVersion: fromVersion)
+        // The sample's part of each size's cache key, read once.
+        let sampleSHA256 = sample == nil ? nil : try? sha256OfFile(directory.input.path)
         var search = PredictingSearch(request: request, fromVersion: fromVersion)
         var costs: [Int: [CostFit.Sample]] = [:]
         var stoppedByTime = false
@@ -52,8 +54,8 @@ public final class CapacityRehearsal: Sendable {
             let sizes = search.sideBySide(rows, limit: request.sideBySide)
             let measured = try rehearse(
                 sizes.map { proportions(of: table, rows: $0, sample: sample) }, table: table, request: request,
-                fromVersion: fromVersion, directory: directory, grown: &grown, launcher: launcher,
-                cancellation: cancellation, deadline: deadline)
+                fromVersion: fromVersion, directory: directory, grown: &grown, sampleSHA256: sampleSHA256, launcher: launcher,
+                cancellation: cancellation, deadline: deadline, progress: progress)
             for (point, report) in measured {
                 let first = report.launches.first
                 search.record(point, firstLaunch: (first?.deviceMs, first?.ended == .killed))
@@ -77,7 +79,7 @@ public final class CapacityRehearsal: Sendable {
                 code: "time_limit", "max_seconds (\(request.maxSeconds) s) ran out before the first size was rehearsed")
         }
         let limit = Self.limit(search: search.search, points: search.points, stoppedByTime: stoppedByTime)
-        let versions = request.plan.steps.map(\.version).filter { $0 > fromVersion && $0 <= request.target }
+        let versions = (request.plan.migrationPath(from: fromVersion, to: request.target) ?? []).map(\.version)
         var answer = CapacityAnswer(
             plan: request.plan.name, device: request.options.device, runner: request.plan.runner, fromVersion: fromVersion,
             table: table, points: search.points.keys.sorted().compactMap { search.points[$0] }, limit: limit,
@@ -112,18 +114,20 @@ public final class CapacityRehearsal: Sendable {
     /// so that two rehearsals sharing the machine measure what each would alone.
     private func rehearse(
         _ sizes: [[String: Int]], table: String, request: CapacityRequest, fromVersion: Int, directory: JobDirectory,
-        grown: inout GrownFile, launcher: WorkerLauncher, cancellation: JobCancellation, deadline: ContinuousClock.Instant
+        grown: inout GrownFile, sampleSHA256: String?, launcher: WorkerLauncher, cancellation: JobCancellation,
+        deadline: ContinuousClock.Instant, progress: (String) -> Void
     ) throws(CapacityError) -> [(CapacityPoint, Report)] {
         let results = Mutex<[Int: Result<(CapacityPoint, Report)?, CapacityError>]>([:])
         let group = DispatchGroup()
         var failure: CapacityError?
         for (index, rows) in sizes.enumerated() {
-            let point: JobDirectory
+            let point: (directory: JobDirectory, cached: Bool)
             do throws(CapacityError) {
                 guard
                     let made = try synthesize(
                         rows, table: table, request: request, fromVersion: fromVersion, directory: directory, grown: &grown,
-                        launcher: launcher)
+                        sampleSHA256: sampleSHA256, launcher: launcher, cancellation: cancellation, deadline: deadline,
+                        progress: progress)
                 else { break }
                 point = made
             } catch {
@@ -133,7 +137,9 @@ public final class CapacityRehearsal: Sendable {
             group.enter()
             Thread.detachNewThread { [self] in
                 let result = Result { () throws(CapacityError) in
-                    try rehearse(point, rows: rows[table] ?? 0, request: request, cancellation: cancellation, deadline: deadline)
+                    try rehearse(
+                        point.directory, rows: rows[table] ?? 0, cached: point.cached, request: request, cancellation: cancellation,
+                        deadline: deadline)
                 }
                 results.withLock { $0[index] = result }
                 group.leave()
@@ -157,29 +163,57 @@ public final class CapacityRehearsal: Sendable {
         var rows: [String: Int]?
     }
 
-    /// Makes the file of one size in a job directory of its own (its `input`), grown from the
-    /// size made before where that makes the same file; nil when the search's time ran out first.
+    /// Makes the file of one size in a job directory of its own (its `input`), from the
+    /// synthesis cache when it holds it, else grown from the size made before where that
+    /// makes the same file; answers whether it came from the cache; nil when the search's
+    /// time ran out first.
     private func synthesize(
         _ rows: [String: Int], table: String, request: CapacityRequest, fromVersion: Int, directory: JobDirectory,
-        grown: inout GrownFile, launcher: WorkerLauncher
-    ) throws(CapacityError) -> JobDirectory? {
+        grown: inout GrownFile, sampleSHA256: String?, launcher: WorkerLauncher, cancellation: JobCancellation,
+        deadline: ContinuousClock.Instant, progress: (String) -> Void
+    ) throws(CapacityError) -> (directory: JobDirectory, cached: Bool)? {
         let order = SynthesisOrder(
             plan: String(decoding: request.plan.document, as: UTF8.self), version: fromVersion, rows: rows, seed: SynthesisRequest.rehearsalSeed,
             sample: hasSample(directory) ? directory.input.path : nil, out: grown.path, grownFrom: grown.rows)
         // Whatever the worker left is not known to hold any rows until it answers.
         grown.rows = nil
-        guard let line = try Self.runSynthesisWorker(.synthesize, order: order, directory: directory, launcher: launcher) else {
-            return nil
+        let make = { () throws(SynthesisError) -> SynthesisSummary in
+            let line: SynthesisLine?
+            do throws(CapacityError) {
+                line = try Self.runSynthesisWorker(.synthesize, order: order, directory: directory, launcher: launcher)
+            } catch {
+                throw SynthesisError(code: error.code, message: error.message)
+            }
+            guard let line else { throw SynthesisError(code: Failure.Kind.timeLimit.rawValue, message: "") }
+            if let code = line.errorCode {
+                throw SynthesisError(code: code, message: "cannot synthesize \(rows[table] ?? 0) rows of \(table): \(line.errorMessage ?? code)")
+            }
+            return SynthesisSummary(tables: line.tables ?? [:], bytes: line.bytes ?? 0, journalMode: line.journalMode ?? "delete")
         }
-        if let code = line.errorCode {
-            throw CapacityError(code: code, "cannot synthesize \(rows[table] ?? 0) rows of \(table): \(line.errorMessage ?? code)")
+        let cached: Bool
+        do throws(SynthesisError) {
+            if let cache = request.synthesisCache {
+                let key = SynthesisKey(
+                    plan: request.plan, version: fromVersion, rows: rows, seed: SynthesisRequest.rehearsalSeed, sampleSHA256: sampleSHA256)
+                cached = try cache.provide(
+                    key, at: grown.path, placement: .copy, deadline: deadline, cancellation: cancellation,
+                    note: { progress("capacity: \($0)") }, make: make
+                ).cached
+            } else {
+                _ = try make()
+                cached = false
+            }
+        } catch where error.code == Failure.Kind.timeLimit.rawValue {
+            return nil
+        } catch {
+            throw CapacityError(code: error.code, error.message)
         }
         grown.rows = rows
         do {
             let point = try JobDirectory.create(parent: directory.path + "/points")
             // Each size rehearses a copy: the grown file goes on growing beside it.
             try JobInput(database: grown.path, wal: DatabaseFiles(grown.path).wal).copy(to: point.input, durable: false)
-            return point
+            return (point, cached)
         } catch {
             throw CapacityError(code: "internal", "cannot copy the synthesized file to a size's job directory: \(error)")
         }
@@ -187,7 +221,7 @@ public final class CapacityRehearsal: Sendable {
 
     /// Rehearses the file made in `point` and removes it; nil when the search's time ran out first.
     private func rehearse(
-        _ point: JobDirectory, rows: Int, request: CapacityRequest, cancellation: JobCancellation,
+        _ point: JobDirectory, rows: Int, cached: Bool, request: CapacityRequest, cancellation: JobCancellation,
         deadline: ContinuousClock.Instant
     ) throws(CapacityError) -> (CapacityPoint, Report)? {
         defer { Self.remove(point) }
@@ -209,6 +243,7 @@ public final class CapacityRehearsal: Sendable {
         capacityPoint.deviceMs = report.options.clock == .device
             ? report.launches.compactMap(\.deviceMs).reduce(0, +) : nil
         capacityPoint.brokenStep = Self.brokenStep(report)
+        capacityPoint.cached = cached
         return (capacityPoint, report)
     }
 
@@ -295,7 +330,7 @@ public final class CapacityRehearsal: Sendable {
         {
             return largest.key
         }
-        for step in request.plan.steps where step.version > fromVersion && step.version <= request.target {
+        for step in request.plan.migrationPath(from: fromVersion, to: request.target) ?? [] {
             if let table = RewrittenTable.of(step.action) { return table }
         }
         throw CapacityError(

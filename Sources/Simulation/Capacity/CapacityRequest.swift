@@ -24,6 +24,8 @@ public struct CapacityRequest: Sendable {
     /// its job was given. Above 1, the first round runs all of the measuring's first
     /// sizes (`PredictingSearch.firstSizes`), which are mostly their processes' starts.
     public var sideBySide = 1
+    /// Where synthesized files made before are found and the new ones kept; nil for none.
+    public var synthesisCache: SynthesisCache?
 
     public static let defaultMaxRows = 100_000_000
     public static let defaultMaxSeconds = 300

@@ -16,6 +16,9 @@ enum SynthesisTask {
                 EventWriter.write(SynthesisLine(userVersion: like?.userVersion, tableRows: like?.tableRows))
                 return
             }
+            if FaultInjection.inEnvironment?.holdsSynthesis == true {
+                StepHold.hold(in: directory.path)
+            }
             let request = SynthesisRequest(plan: plan, version: order.version, rows: order.rows, like: like, seed: order.seed)
             let summary: SynthesisSummary
             if let rows = order.grownFrom, let grown = try Synthesizer.grow(request, from: rows, at: order.out) {

@@ -8,10 +8,20 @@ import MigrationCore
 /// profile, a run's modelled `device_ms` can be set against its measured `elapsed_ms`:
 /// the check that the model's structure holds, before a phone's constants go in.
 public enum Calibration {
-    /// What one calibration found: the model, and each piece's measured and modelled time.
+    /// What one calibration found: the model, each piece's measured and modelled time, and
+    /// the costs the timings did not pin, kept at the reference machine's
+    /// (`SpeedModel.referenceMachine`).
     public struct Result: Sendable {
         public var speed: SpeedModel
         public var pieces: [(name: String, measuredMs: Double, modelledMs: Double)]
+        public var held: [String]
+
+        /// The root mean square of the pieces' relative errors: how well the model explains
+        /// the timings it was fitted to.
+        public var rmsError: Double {
+            let squares = pieces.map { (($0.modelledMs - $0.measuredMs) / $0.measuredMs) * (($0.modelledMs - $0.measuredMs) / $0.measuredMs) }
+            return (squares.reduce(0, +) / Double(max(1, squares.count))).squareRoot()
+        }
     }
 
     /// The connection settings the workload runs under, one file each: a rollback journal
@@ -46,8 +56,11 @@ public enum Calibration {
             sample.measuredMs = median(timings.map { $0[index].measuredMs })
             return sample
         }
-        let speed = SpeedFit.fit(samples, startMs: try launchOverheadMs(executable, directory: directory))
-        return Result(speed: speed, pieces: samples.map { ($0.name, $0.measuredMs, speed.time(of: $0.work).totalMs) })
+        let fit = SpeedFit.fit(
+            samples, startMs: try launchOverheadMs(executable, directory: directory), reference: SpeedModel.referenceMachine)
+        let speed = fit.speed
+        return Result(
+            speed: speed, pieces: samples.map { ($0.name, $0.measuredMs, speed.time(of: $0.work).totalMs) }, held: fit.held)
     }
 
     /// The pieces: each kind of work a migration does, on a narrow table (an integer key, a
@@ -117,7 +130,14 @@ public enum Calibration {
         }
         try piece("a commit per row") {
             let insert = try connection.prepare("INSERT INTO single(b) VALUES (?)")
-            for index in 0..<200 { try insert.run([.text("row \(index)")]) }
+            for index in 0..<500 { try insert.run([.text("row \(index)")]) }
+        }
+        try piece("statements prepared and run once") {
+            for index in 0..<2_000 { _ = try connection.rows("SELECT a, b FROM t WHERE id = \(index * 37 % rows + 1)") }
+        }
+        try piece("a prepared lookup run many times") {
+            let lookup = try connection.prepare("SELECT a, b FROM t WHERE id = ?")
+            for index in 0..<20_000 { _ = try lookup.rows([.integer(Int64(index * 37 % rows + 1))]) }
         }
         try piece("copy in committed key ranges") {
             try inCommittedRanges("INSERT INTO copy SELECT * FROM t WHERE id > ? AND id <= ?", upTo: rows)
@@ -170,6 +190,13 @@ public enum Calibration {
         }
         try piece("rewrite every row") { try connection.execute("UPDATE t SET c = c + 1, a = a + 1") }
         try piece("scan") { _ = try connection.rows("SELECT count(*), sum(length(b)), max(a) FROM t") }
+        try connection.execute("PRAGMA wal_checkpoint(TRUNCATE)")
+        try evictFromPageCache(path)
+        try piece("scan, the file out of the page cache") {
+            let cold = try Connection(path: path, vfs: SPACEVFS_NAME)
+            try cold.reportWork(to: launchWork)
+            _ = try cold.rows("SELECT count(*), sum(length(description)), max(ref) FROM wide")
+        }
         try piece("add column and index on numbers") {
             try connection.execute("ALTER TABLE t ADD COLUMN d TEXT; CREATE INDEX t_ac ON t(a, c)")
         }
@@ -178,6 +205,19 @@ public enum Calibration {
         }
         try piece("drop a table") { try connection.execute("DROP TABLE copy") }
         return samples
+    }
+
+    /// Takes the file at `path` out of this machine's page cache (written out first, then
+    /// dropped: Linux's `POSIX_FADV_DONTNEED`), and out of the shim's, so that the next read
+    /// of each page is a read of the disk, and counted as one.
+    private static func evictFromPageCache(_ path: String) throws {
+        let descriptor = open(path, O_RDONLY)
+        guard descriptor >= 0 else { throw SQLiteError(code: 14, message: "cannot open \(path) to evict it from the page cache") }
+        defer { close(descriptor) }
+        fsync(descriptor)
+        guard posix_fadvise(descriptor, 0, 0, POSIX_FADV_DONTNEED) == 0, spacevfs_forget_pages(path) == 0 else {
+            throw SQLiteError(code: 14, message: "cannot evict \(path) from the page cache")
+        }
     }
 
     /// The rows of one committed batch, as plans commonly set `batch_rows`.

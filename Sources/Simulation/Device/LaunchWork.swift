@@ -34,10 +34,16 @@ final class LaunchWork: WorkMeter {
         return counts
     }
 
-    func ownWorkStarted() { countsBeforeOwnWork = counts }
+    /// The migrator's own reads do not bring pages into the page cache either: the app's
+    /// launch would not have read them.
+    func ownWorkStarted() {
+        countsBeforeOwnWork = counts
+        spacevfs_pause_pages(1)
+    }
 
     func ownWorkEnded() {
         guard let before = countsBeforeOwnWork else { return }
+        spacevfs_pause_pages(0)
         countsBeforeOwnWork = nil
         ownWork = everything - before
     }
@@ -64,9 +70,10 @@ final class LaunchWork: WorkMeter {
         }
         var counts = WorkCounts()
         counts.randomReads = sum(stats.run.random_reads)
-        counts.bytesRead = sum(stats.run.bytes_read)
+        counts.bytesRead = sum(stats.run.flash_bytes_read)
+        counts.cachedPages = sum(stats.run.cached_pages)
         counts.flushedExtents = sum(stats.run.flushed_extents, classes: durableClasses)
-        counts.bytesWritten = sum(stats.run.bytes_written)
+        counts.flushedBytes = sum(stats.run.flushed_bytes, classes: durableClasses)
         counts.syncs = sum(stats.run.syncs, classes: durableClasses)
         return counts
     }

@@ -67,5 +67,5 @@ extension LowMemoryKiller.Observation {
 
 extension Failure.Kind {
     /// The worker held more memory than the device's `memory_limit_bytes` and was killed.
-    public static let memory = "memory"
+    public static let memory = Failure.Kind(rawValue: "memory")
 }

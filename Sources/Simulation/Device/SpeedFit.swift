@@ -3,6 +3,11 @@ import MigrationCore
 /// Fits a `SpeedModel` to timed work: the non-negative costs that make the modelled time of
 /// each sample closest to its measured time, each sample weighed by its own time so that a
 /// short piece of work counts as much as a long one (least squares on relative errors).
+///
+/// A cost the samples do not pin keeps its reference value: one whose term the fit drove to
+/// zero (it came out negative, or another term stood in for it) and one that explains less
+/// than `pinnedShare` of every sample's time, which noise can set to anything. The costs that
+/// are pinned are then fitted again with the others held.
 struct SpeedFit {
     /// One piece of work and the wall time it took.
     struct Sample {
@@ -11,35 +16,78 @@ struct SpeedFit {
         var work: WorkCounts
     }
 
+    /// What a fit found: the model and which of its costs the samples pinned, by name as a
+    /// profile spells it.
+    struct Result {
+        var speed: SpeedModel
+        var held: [String]
+    }
+
+    /// The share of some sample's time a term must explain for the data to pin its cost.
+    static let pinnedShare = 0.05
+
+    /// The costs' names as a profile spells them, in the order of `features`.
+    static let names = [
+        "cpu.vm_step_ns", "cpu.sort_ns", "cpu.cache_miss_ns", "cpu.cache_hit_ns", "cpu.collation_ns", "cpu.page_copy_ns",
+        "cpu.prepare_ns", "cpu.statement_ns", "cpu.transaction_ns", "storage.read_latency_us", "storage.read_mb_per_s",
+        "storage.write_latency_us", "storage.write_mb_per_s", "storage.flush_ms",
+    ]
+
     /// The model's work features, in the order of `model(from:)`'s costs.
     static func features(_ work: WorkCounts) -> [Double] {
-        [
-            Double(work.sqlite.vmSteps), Double(work.sqlite.sortWork), Double(work.sqlite.cacheMisses),
-            Double(work.sqlite.cacheHits), Double(work.sqlite.collations),
-            Double(work.randomReads), Double(work.bytesRead), Double(work.flushedExtents), Double(work.bytesWritten),
+        work.cpuFeatures + [
+            Double(work.randomReads), Double(work.bytesRead), Double(work.flushedExtents), Double(work.flushedBytes),
             Double(work.syncs),
         ]
     }
 
-    /// The speed model whose costs best explain `samples` (`startMs` is measured apart).
-    static func fit(_ samples: [Sample], startMs: Double) -> SpeedModel {
-        let rows = samples.map { sample in features(sample.work).map { $0 / sample.measuredMs } }
-        let costs = nonNegativeLeastSquares(rows, Array(repeating: 1.0, count: samples.count))
-        return model(from: costs, startMs: startMs)
+    /// The speed model whose costs best explain `samples` (`startMs` is measured apart), with
+    /// the costs the samples do not pin at `reference`'s.
+    static func fit(_ samples: [Sample], startMs: Double, reference: SpeedModel) -> Result {
+        let referenceCosts = costs(of: reference)
+        var held = Set<Int>()
+        var fitted = referenceCosts
+        for _ in 0..<referenceCosts.count {
+            let free = referenceCosts.indices.filter { !held.contains($0) }
+            let rows = samples.map { sample in
+                let all = features(sample.work)
+                return free.map { all[$0] / sample.measuredMs }
+            }
+            let targets = samples.map { sample in
+                let all = features(sample.work)
+                let heldMs = held.reduce(0) { $0 + all[$1] * referenceCosts[$1] }
+                return 1 - heldMs / sample.measuredMs
+            }
+            let solution = nonNegativeLeastSquares(rows, targets)
+            for (index, cost) in zip(free, solution) { fitted[index] = cost }
+            let unpinned = free.filter { index in
+                fitted[index] <= 0
+                    || samples.allSatisfy { features($0.work)[index] * fitted[index] < pinnedShare * $0.measuredMs }
+            }
+            if unpinned.isEmpty { break }
+            for index in unpinned {
+                held.insert(index)
+                fitted[index] = referenceCosts[index]
+            }
+        }
+        return Result(speed: model(from: fitted, startMs: startMs), held: held.sorted().map { names[$0] })
     }
 
-    /// Milliseconds per unit of each feature, as a speed model. A rate whose cost came out
-    /// zero (nothing in the samples needed it) is taken as fast as the fastest storage.
+    /// Milliseconds per unit of each feature of `speed`, in the order of `features`.
+    static func costs(of speed: SpeedModel) -> [Double] {
+        speed.cpu.costs.map { $0 / 1e6 } + [
+            speed.storage.readLatencyUs / 1000, 1 / (speed.storage.readMBPerS * 1000), speed.storage.writeLatencyUs / 1000,
+            1 / (speed.storage.writeMBPerS * 1000), speed.storage.flushMs,
+        ]
+    }
+
+    /// Milliseconds per unit of each feature, as a speed model.
     static func model(from costs: [Double], startMs: Double) -> SpeedModel {
-        let fastestMBPerS = 100_000.0
-        func rate(_ msPerByte: Double) -> Double { msPerByte > 0 ? min(fastestMBPerS, 1 / (msPerByte * 1000)) : fastestMBPerS }
-        return SpeedModel(
-            cpu: SpeedModel.CPU(
-                vmStepNs: costs[0] * 1e6, sortNs: costs[1] * 1e6, cacheMissNs: costs[2] * 1e6, cacheHitNs: costs[3] * 1e6,
-                collationNs: costs[4] * 1e6),
+        SpeedModel(
+            cpu: SpeedModel.CPU(costs: costs[0..<9].map { $0 * 1e6 }),
             storage: SpeedModel.Storage(
-                readMBPerS: rate(costs[6]), writeMBPerS: rate(costs[8]), readLatencyUs: costs[5] * 1000,
-                writeLatencyUs: costs[7] * 1000, flushMs: costs[9]),
+                readMBPerS: 1 / (costs[10] * 1000), writeMBPerS: 1 / (costs[12] * 1000), readLatencyUs: costs[9] * 1000,
+                writeLatencyUs: costs[11] * 1000, flushMs: costs[13]),
             startMs: startMs)
     }
 

@@ -10,7 +10,7 @@ enum CompatibilityWarnings {
             if sqliteCheck == .warn, let version = device.sqliteVersion {
                 for use in step.sqliteFeatures(missingFrom: version) {
                     warnings.append(Warning(
-                        code: Failure.Kind.sqliteTooOld, step: step.version,
+                        code: Failure.Kind.sqliteTooOld.rawValue, step: step.version,
                         message: "\(use.sentence(step: step, on: version, of: "device \"\(device.name)\"")); it ran here only because sqlite_check is warn"))
                 }
             }

@@ -11,7 +11,7 @@ import MigrationCore
 ///     operations.log            a power-loss sweep's record of the run's writes and syncs
 ///     job.json                  the worker's instructions
 ///     fresh-install.db          the verifier's fresh install, built and removed again
-///     input-check.db (-wal)     a copy of the upload, made only to look for damage in it
+///     check.stats               the shim VFS's counters of the input's check (`clock: device`)
 ///
 /// Every path of a job comes from here, so that the parent and its workers agree.
 public struct JobDirectory: Sendable, Equatable {
@@ -52,9 +52,9 @@ public struct JobDirectory: Sendable, Equatable {
     public var spaceStats: String { file("space.stats") }
     /// What the parent hands its workers (`WorkerInstructions`).
     public var workerInstructions: String { file("job.json") }
-    /// A copy of the upload that a damage check opens (SQLite may write to what it opens,
-    /// and the upload is never changed), made only after a run met damage (`InputDamage`).
-    public var inputCheck: DatabaseFiles { DatabaseFiles(file("input-check.db")) }
+    /// The shim VFS's counters while the inspection checks the input (`InputCheck`), which
+    /// the device clock charges.
+    public var checkStats: String { file("check.stats") }
     /// What a power-loss sweep's recording replay did to the database's files
     /// (`StorageFault.recordOperations`, `OperationLog`).
     public var operationLog: String { file("operations.log") }

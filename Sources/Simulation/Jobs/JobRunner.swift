@@ -45,6 +45,8 @@ struct JobRun {
     var failure: Failure?
     var final: FinalState?
     var space = SpaceReport()
+    /// Time zero of `space.samples`, from which each launch's `at_ms` counts.
+    var samplingStarted: ContinuousClock.Instant?
     var warnings: [Warning] = []
     var hasWorkCopy = false
     var phases = PhaseTimings()
@@ -58,6 +60,10 @@ struct JobRun {
     /// Workers started ahead of their turn, so that their process start overlaps the copy
     /// (launch 1) or the launches (the verification) instead of coming after them.
     var firstLaunch: WorkerLauncher.Started?
+    /// The path the framework took on launch 1 (the report's `first_launch`).
+    var firstLaunchPath: FirstLaunch?
+    /// What Room's destructive fallback erased in the launch that reached the target.
+    var erasure: Failure?
     var verifier: WorkerLauncher.Started?
 
     init(job: Job, launcher: WorkerLauncher, progress: ((String) -> Void)?) {
@@ -72,10 +78,9 @@ struct JobRun {
     var target: Int { job.options.target ?? job.plan.newestVersion }
 
     /// Runs the job to its outcome: the rehearsal, then what can only come after it (the
-    /// upload's damage, when the run met some; its hash and its WAL's check, which ran
-    /// beside the launches).
+    /// upload's hash and its WAL's check, which ran beside the launches).
     mutating func execute() -> Outcome {
-        let outcome = blamingDamagedInput(rehearse())
+        let outcome = rehearse()
         // Those the run ended without.
         firstLaunch?.discard()
         verifier?.discard()
@@ -89,11 +94,33 @@ struct JobRun {
             }
             return outcome
         case .failure(let error):
-            return stop(.failed, Failure(kind: "internal", message: "cannot hash the upload: \(error)"))
+            return stop(.failed, Failure(kind: .internal, message: "cannot hash the upload: \(error)"))
         }
     }
 
     // MARK: - Launches
+
+    /// What the report says of one launch; on the device clock, with its band, and at risk
+    /// (with a warning) when it ran to its end but its band reaches the deadline.
+    mutating func launchReport(_ number: Int, _ record: LaunchRecord, _ run: WorkerLauncher.Run) -> LaunchReport {
+        var launch = LaunchReport(
+            launch: number, fromVersion: record.fromVersion, fromID: record.opened?.id,
+            reachedVersion: record.reachedVersion, ended: record.ending, elapsedMs: run.elapsedMs,
+            startMs: record.startMs, rolledBack: record.cutUncommittedWork)
+        guard let speed = job.options.deviceSpeed, let work = record.deviceAtEnd else { return launch }
+        launch.deviceMs = record.deviceMs(startMs: speed.startMs)
+        let band = ModelBand(startMs: speed.startMs, work: work)
+        launch.deviceBand = band
+        if let watchdogMs = job.options.watchdogMs, let deviceMs = launch.deviceMs, !record.wasKilled, band.crosses(watchdogMs) {
+            launch.atRisk = true
+            warnings.append(Warning(
+                code: "launch_at_risk", step: nil,
+                message: "launch \(number) ended \(watchdogMs - deviceMs) ms before the \(watchdogMs) ms watchdog (modelled \(deviceMs) ms), "
+                    + "and the model can be off by \(band.lowMs - deviceMs) to +\(band.highMs - deviceMs) ms for the work it did "
+                    + "(\(band.lowMs)-\(band.highMs) ms): on the phone this launch may be killed"))
+        }
+        return launch
+    }
 
     /// Runs launches until the target is reached (nil) or the run ends another way.
     ///
@@ -138,17 +165,20 @@ struct JobRun {
             ledger.record(record, spaceAtEnd: stats)
             // Where the previous launch left the file is where this one found it.
             if let found = record.fromVersion, let last = launches.indices.last { launches[last].reachedVersion = found }
-            launches.append(LaunchReport(
-                launch: number, fromVersion: record.fromVersion, fromID: record.opened?.id,
-                reachedVersion: record.reachedVersion, ended: record.ending, elapsedMs: run.elapsedMs,
-                startMs: record.startMs, rolledBack: record.cutUncommittedWork,
-                deviceMs: job.options.deviceSpeed.flatMap { record.deviceMs(startMs: $0.startMs) }))
+            launches.append(launchReport(number, record, run))
+            if let zero = samplingStarted, let startedAt = run.startedAt {
+                launches[launches.count - 1].atMs = milliseconds(startedAt - zero)
+            }
             defer { previous = record }
+            if number == 1 { firstLaunchPath = record.firstLaunchPath }
             if launcher.cancellation.isCancelled { return stopAfterMigration(.failed, cancelledFailure) }
-            if record.finished != nil { return nil }
+            if record.finished != nil {
+                erasure = record.erasure?.failure
+                return nil
+            }
             if let failed = record.stepFailure, let stopped = failed.stop {
                 let outcome = Outcome(stopped)
-                let failure = failed.failure ?? Failure(kind: outcome.rawValue, message: outcome.meaning)
+                let failure = failed.failure ?? Failure(kind: Failure.Kind(rawValue: outcome.rawValue), message: outcome.meaning)
                 if outcome == .failed, let killed = previous, runner.autocommits, killed.wasKilled,
                     killed.start != nil, killed.start == record.start
                 {
@@ -240,7 +270,7 @@ struct JobRun {
     /// Every launch was killed, each after moving the file on, and none is left: where the
     /// file stands, which may be the target with the old table's purge still to finish.
     private func launchesRanOutFailure(_ point: DurablePoint?) -> Failure {
-        let killed = "all \(launches.count) launches were killed by the \(job.options.watchdogMs ?? 0) ms watchdog, each after committing durable progress"
+        let killed = "all \(launches.count) launches were killed by \(job.options.watchdogText), each after committing durable progress"
         let reached = point?.version ?? launches.last?.reachedVersion
         guard let reached, reached >= target else {
             return Failure(
@@ -267,18 +297,18 @@ struct JobRun {
         ["--launch", String(number)] + (injectedFault?.arguments ?? [])
     }
 
-    var cancelledFailure: Failure { Failure(kind: "cancelled", message: "the job was cancelled") }
+    var cancelledFailure: Failure { Failure(kind: .cancelled, message: "the job was cancelled") }
 
     func timeLimitFailure(_ phase: OutOfJobTime.Phase, step: Int? = nil) -> Failure {
         let seconds = job.maxJobSeconds ?? 0
         return Failure(
             kind: Failure.Kind.timeLimit, step: step,
-            message: "the job ran past its max_job_seconds limit of \(seconds) s during the \(phase.activity), and its worker was killed; what was measured until then is kept. Give the job more time (max_job_seconds, PREFLIGHT_MAX_JOB_SECONDS) or rehearse on a smaller database",
+            message: "the job ran past its max_job_seconds limit of \(seconds) s here during the \(phase.activity), and its worker was killed; what was measured until then is kept. Give the job more time (max_job_seconds, PREFLIGHT_MAX_JOB_SECONDS) or rehearse on a smaller database",
             phase: phase.rawValue)
     }
 
     func workerStartFailure(_ error: Error) -> Failure {
-        Failure(kind: "internal", message: "cannot start a worker: \(error)")
+        Failure(kind: .internal, message: "cannot start a worker: \(error)")
     }
 
     /// A killed launch that left the file where it found it. The message names the part
@@ -318,9 +348,9 @@ struct JobRun {
             message: "launch \(record.number) started from version \(record.fromVersion ?? 0), as launch \(killed.number) did (drift writes user_version only after the last step), and was killed \(killedBy(record)) again during \(stepText), no further than before: every launch runs the same path again on the half-migrated file: crash loop")
     }
 
-    /// "by the 5000 ms watchdog", or "(SIGKILL)" for a kill from elsewhere.
+    /// "by the watchdog at 5000 ms device", or "(SIGKILL)" for a kill from elsewhere.
     private func killedBy(_ record: LaunchRecord) -> String {
-        record.killedByWatchdog ? "by the \(job.options.watchdogMs ?? 0) ms watchdog" : "(SIGKILL)"
+        record.killedByWatchdog ? "by \(job.options.watchdogText)" : "(SIGKILL)"
     }
 
     /// Drift: the failure of a launch that ran the path again on what a killed launch left.
@@ -409,10 +439,20 @@ struct JobRun {
         return Report(
             jobID: job.id, outcome: outcome, failure: outcome == .completed || outcome == .completedAfterKills ? nil : failure,
             plan: PlanSummary(name: job.plan.name, sha256: job.plan.sha256, targetVersion: target, runner: job.plan.runner),
-            options: job.options, sqlite: launcher.engine.report(for: job.device), input: input, launches: launches, steps: ledger.entries, space: space,
+            options: job.options, sqlite: launcher.engine.report(for: job.device), input: input, launches: launches,
+            steps: stepsWithBatchSizes, space: space,
             final: final, warnings: warnings + ledger.warnings,
             timings: Timings(totalMs: milliseconds(ContinuousClock.now - started), uploadMs: job.uploadMs, phases: phases),
-            killSweep: killSweep, diskFullSweep: diskFullSweep, powerLossSweep: powerLossSweep)
+            killSweep: killSweep, diskFullSweep: diskFullSweep, powerLossSweep: powerLossSweep, firstLaunch: firstLaunchPath)
+    }
+
+    /// The ledger's steps, each chunked one with the rows its plan commits per batch.
+    private var stepsWithBatchSizes: [StepReport] {
+        ledger.entries.map { entry in
+            var step = entry
+            step.batchRows = job.plan.step(version: entry.version)?.action.batchRows
+            return step
+        }
     }
 
     /// The least free space with which the run succeeds: the highest point any step
@@ -487,7 +527,7 @@ struct JobRun {
             // while it is there, the replay of the plan was what ran out of time.
             let replaying = FileManager.default.fileExists(atPath: job.directory.freshInstall)
             throw OutOfJobTime(
-                phase: task == .inspect || task == .check ? .check : task == .fingerprint ? .sweep : replaying ? .replay : .verify)
+                phase: task == .inspect ? .check : task == .fingerprint ? .sweep : replaying ? .replay : .verify)
         }
         guard let line = run.lines.last else { return nil }
         return try? JSONDecoder().decode(WorkerReport.self, from: Data(line))

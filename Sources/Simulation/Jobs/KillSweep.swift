@@ -57,7 +57,7 @@ extension JobRun {
         } catch is SweepReplays.Cancelled {
             failure = cancelledFailure
         } catch {
-            failure = Failure(kind: "internal", message: "the sweep cannot go on: \(error)")
+            failure = Failure(kind: .internal, message: "the sweep cannot go on: \(error)")
         }
         return .failed
     }

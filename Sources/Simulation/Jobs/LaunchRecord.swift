@@ -51,6 +51,16 @@ struct LaunchRecord {
     var opened: MigrationEvent? { events.first { $0.event == .opened } }
     var finished: MigrationEvent? { events.first { $0.event == .finished } }
     var stepFailure: MigrationEvent? { events.first { $0.event == .stepFailed } }
+    /// Room's destructive fallback erased the file in this launch (in its transaction).
+    var erasure: MigrationEvent? { events.first { $0.event == .databaseErased } }
+
+    /// Which path the framework took on this launch: `created` when its create path ran
+    /// (`onCreate`, `createAll`), `migrated` when its migrations did; nil for neither.
+    var firstLaunchPath: FirstLaunch? {
+        if events.contains(where: { $0.event == .createStarted }) { return .created }
+        if events.contains(where: { $0.event == .stepStarted }) { return .migrated }
+        return nil
+    }
 
     /// Whether a commit that changes where the migration stands happened in this launch:
     /// a batch with its cursor, a step committed with its version (under a runner that
@@ -90,7 +100,8 @@ struct LaunchRecord {
     var cutUncommittedWork: Bool {
         guard wasKilled else { return false }
         if runner.commitsWholePath {
-            return events.contains { $0.event == .stepStarted } && !events.contains { $0.event == .versionCommitted }
+            return events.contains { $0.event == .stepStarted || $0.event == .createStarted }
+                && !events.contains { $0.event == .versionCommitted }
         }
         guard let cut = cutStep else { return false }
         guard runner.autocommits, cut.stepKind == .sql else { return true }
@@ -113,13 +124,15 @@ struct LaunchRecord {
                 } else {
                     phase = "the step's start"
                 }
+            case .createStarted:
+                phase = "the framework's creation of the schema (its onCreate), in one transaction"
             case .phaseStarted:
                 phase = event.phase.map { ChunkPhase(rawValue: $0)?.name ?? $0 }
             case .stepFinished:
                 if !runner.commitsWholePath { phase = nil }
             case .finished:
                 phase = nil
-            case .opened, .statementStarted, .batchCommitted, .versionCommitted, .stepFailed:
+            case .opened, .statementStarted, .batchCommitted, .versionCommitted, .stepFailed, .databaseErased:
                 break
             }
         }

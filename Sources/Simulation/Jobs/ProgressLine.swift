@@ -5,11 +5,12 @@ import MigrationCore
 /// during a long chunked step a line about once a second (by the worker's own clock, the
 /// events' `at_ms`) that names the part of the step, such as
 ///
-///     launch 1: step 4 rebuild notes copy 412,000/1,000,000 rows (41%), 1.8 s
-///     launch 9: step 4 rebuild notes purge of the old table 200,000/1,000,000 rows (20%), 0.9 s
+///     launch 1: step 4 rebuild notes copy 412,000/1,000,000 rows (41%), 1.8 s here
+///     launch 9: step 4 rebuild notes purge of the old table 200,000/1,000,000 rows (20%), 0.9 s here
 ///
 /// (the purge's rows are those deleted from the old table, so that the time it takes shows
-/// apart from the copy's).
+/// apart from the copy's). Its times are this machine's, and say so ("here"): the device
+/// clock's come with the report.
 ///
 /// One value per launch: it remembers when the running step started and when it last
 /// said something.
@@ -54,7 +55,7 @@ struct ProgressLine {
             }
             guard at - last >= Self.batchIntervalMs else { return nil }
             lastLineAtMs = at
-            let elapsed = String(format: "%.1f s", Double(at - (stepStartedAtMs ?? at)) / 1000)
+            let elapsed = String(format: "%.1f s here", Double(at - (stepStartedAtMs ?? at)) / 1000)
             // A backfill is one part: its kind names it already.
             let kind = definition.action.kind.rawValue
             let phase = event.phase.flatMap { $0 == kind ? nil : (ChunkPhase(rawValue: $0)?.label ?? $0) + " " } ?? ""
@@ -62,7 +63,7 @@ struct ProgressLine {
         case .stepFinished:
             // Under a runner that records the version after the path, nothing is durable yet.
             let done = plan.runner.commitsEachStep ? "applied" : "done (not committed yet)"
-            var text = "launch \(launch): \(step) \(done) in \(event.elapsedMs ?? 0) ms"
+            var text = "launch \(launch): \(step) \(done) in \(event.elapsedMs ?? 0) ms here"
             if let cost = event.costClass { text += " (\(cost.rawValue))" }
             if let rows = event.rows { text += ", \(rows) rows" }
             if let peak = event.space?.peakBytes { text += ", peak \(ByteCount.text(peak))" }
@@ -71,6 +72,10 @@ struct ProgressLine {
             return "launch \(launch): version \(event.userVersion ?? 0) committed (runner \(plan.runner.rawValue))"
         case .stepFailed:
             return "launch \(launch): \(event.version == nil ? "stopped" : step): \(event.stop?.rawValue ?? "failed"): \(event.failure?.message ?? "")"
+        case .createStarted:
+            return "launch \(launch): version \(event.userVersion ?? 0): the framework creates the schema of version \(plan.newestVersion) (its create path, no migration)"
+        case .databaseErased:
+            return "launch \(launch): \(event.failure?.message ?? "the database was erased")"
         case .opened, .statementStarted, .finished:
             return nil
         }
@@ -82,7 +87,7 @@ struct ProgressLine {
         let killer = record.killedByWatchdog ? "by the \(watchdogMs ?? 0) ms watchdog" : "(SIGKILL)"
         let undone = record.cutUncommittedWork ? "; its uncommitted work rolls back" : ""
         let time = record.deadline.map { "\(Int($0.device.totalMs)) ms of device time (\(record.run.elapsedMs) ms here)" }
-            ?? "\(record.run.elapsedMs) ms"
+            ?? "\(record.run.elapsedMs) ms here"
         return "launch \(record.number): killed \(killer)\(during) after \(time)\(undone)"
     }
 }

@@ -14,8 +14,11 @@ extension JobRun {
         do throws(RunEnded) {
             warnings = CompatibilityWarnings.check(
                 plan: job.plan, target: target, device: job.device, sqliteCheck: job.options.sqliteCheck)
-            // The job's copies carry no journal: the header is read with the WAL that came with them.
-            let header = DatabaseHeader.read(path: job.input.database, journal: nil, wal: job.input.existingWAL)
+            // The job's copies carry no journal: the header is read with the WAL that came
+            // with them. Whether the file holds every page its header says is the
+            // inspection's to find, in SQLite's words.
+            let header = DatabaseHeader.read(
+                path: job.input.database, journal: nil, wal: job.input.existingWAL, checksSize: false)
             let walCheck = try summarize(header)
             let workCopy = try makeWorkCopy(header: header, walCheck: walCheck)
             try take(workCopy.inspection, durable: workCopy.durable)
@@ -81,7 +84,7 @@ extension JobRun {
         do {
             try writeInstructions(tablesBefore: nil)
         } catch {
-            throw end(.failed, Failure(kind: "internal", message: "cannot prepare the job directory: \(error)"))
+            throw end(.failed, Failure(kind: .internal, message: "cannot prepare the job directory: \(error)"))
         }
         // Launches that do not flush do not wait for the copy to reach the disk either.
         let durable = job.options.launchesFlush
@@ -108,7 +111,7 @@ extension JobRun {
             phases.copyMs = copyMs
             hasWorkCopy = true
         case .failure(let error):
-            throw end(.failed, Failure(kind: "internal", message: "cannot prepare the job directory: \(error)"))
+            throw end(.failed, Failure(kind: .internal, message: "cannot prepare the job directory: \(error)"))
         }
         if !readsInPlace { inspection = inspector.map { inspect($0) } }
         let initialBytes = workCopyBytes
@@ -116,7 +119,7 @@ extension JobRun {
         space.freeBytes = job.options.freeBytes
         let quota = job.options.freeBytes.map { initialBytes + $0 }
         guard SpaceStats.create(path: job.directory.spaceStats, quotaBytes: quota) == 0 else {
-            throw end(.failed, Failure(kind: "internal", message: "cannot create the space stats file in the job directory"))
+            throw end(.failed, Failure(kind: .internal, message: "cannot create the space stats file in the job directory"))
         }
         reading = BackgroundTask { [job, walCheck] in
             try UploadReading.read(job.input.database, knownSHA256: job.input.sha256, walCheck: walCheck)
@@ -139,6 +142,8 @@ extension JobRun {
         guard let inspected else {
             throw end(.invalidDatabase, Failure(kind: Failure.Kind.invalidDatabase, message: "SQLite crashed while reading the file"))
         }
+        phases.checkMs = inspected.checkMs
+        input.quickCheckDeviceMs = inspected.checkDevice.map { Int($0.totalMs.rounded()) }
         guard inspected.readable == "ok" else {
             throw end(.invalidDatabase, Failure(
                 kind: Failure.Kind.invalidDatabase, message: inspected.readable ?? "SQLite cannot read the file"))
@@ -157,7 +162,7 @@ extension JobRun {
             try writeInstructions(tablesBefore: inspected.tables, startVersion: inspected.point?.version)
         } catch {
             throw end(.failed, Failure(
-                kind: "internal",
+                kind: .internal,
                 message: "cannot hand the input's row counts to the workers, so lost rows could not be checked: \(error)"))
         }
         // A file at its target that holds Preflight's own unfinished work (the purge a
@@ -166,7 +171,7 @@ extension JobRun {
             do {
                 try syncFile(job.directory.work.path)
             } catch {
-                throw end(.failed, Failure(kind: "internal", message: "cannot prepare the job directory: \(error)"))
+                throw end(.failed, Failure(kind: .internal, message: "cannot prepare the job directory: \(error)"))
             }
         }
     }
@@ -181,6 +186,7 @@ extension JobRun {
         }
         let launching = ContinuousClock.now
         let sampler = SpaceSampler(statsPath: job.directory.spaceStats, started: launching)
+        samplingStarted = launching
         let migrated = launchUntilSettled()
         space.samples = sampler.stop()
         phases.launchesMs = milliseconds(ContinuousClock.now - launching)
@@ -205,6 +211,12 @@ extension JobRun {
         final = verified
         UncountedTableWarnings.add(verification.uncountedTables, place: "after the run", to: &warnings)
         ledger.settle(reachedVersion: target)
+        // The app opens, at its target, on an empty database: that is the verdict, whatever
+        // else the verification found (the lost rows it reports are the erased ones).
+        if let erasure {
+            failure = erasure
+            return .dataErased
+        }
         let problems = verification.problems ?? []
         if !problems.isEmpty {
             failure = Failure(kind: Failure.Kind.verification, message: problems.joined(separator: "; "))

@@ -73,7 +73,7 @@ struct StepLedger {
                     entry.apply(event.space)
                     entry.apply(deviceSpan(version, until: event))
                 }
-            case .opened, .finished, .versionCommitted, .statementStarted, .phaseStarted:
+            case .opened, .finished, .versionCommitted, .statementStarted, .phaseStarted, .createStarted, .databaseErased:
                 break
             }
         }
@@ -102,13 +102,13 @@ struct StepLedger {
         }
     }
 
-    /// Adds the steps the run never reached because an earlier one stopped it.
+    /// Adds the steps the run never reached because an earlier one stopped it: the rest of
+    /// the plan's path from the last step reached.
     mutating func skipRemaining(plan: Plan, through target: Int) {
-        let reached = Set(entries.map(\.version))
-        guard let last = reached.max() else { return }
-        for version in (last + 1)...max(last + 1, target) where version <= target {
-            guard let step = plan.step(version: version) else { continue }
-            entries.append(StepReport(version: version, id: step.id, name: step.name, kind: step.action.kind, status: .skipped))
+        guard let last = entries.map(\.version).max() else { return }
+        for step in plan.migrationPath(from: last, to: target) ?? [] {
+            entries.append(StepReport(
+                version: step.version, id: step.id, name: step.name, kind: step.action.kind, status: .skipped))
         }
     }
 

@@ -25,6 +25,8 @@ struct WorkerLauncher {
         /// It was killed because the job's own deadline came first (`max_job_seconds`).
         var killedByJobDeadline = false
         var elapsedMs = 0
+        /// When the process started, less its wait for the go: the instant `elapsedMs` counts from.
+        var startedAt: ContinuousClock.Instant?
         /// What the low-memory killer saw of a `migrate` worker (and whether it killed it).
         var memory: LowMemoryKiller.Observation?
     }
@@ -109,6 +111,7 @@ struct WorkerLauncher {
         cancellation.workerEnding()
         run.termination = child.wait()
         run.elapsedMs = milliseconds(ContinuousClock.now - child.startedAt)
+        run.startedAt = child.startedAt
         return run
     }
 

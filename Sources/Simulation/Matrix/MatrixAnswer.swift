@@ -88,6 +88,9 @@ public struct MatrixRow: Sendable, Codable {
     @Nullable public var tables: [String: Int64]?
     /// The file's hash (a fixture's; its WAL's after a `+`); null for the rows Preflight made.
     @Nullable public var sha256: String?
+    /// A synthesized row's file: true when it came from the synthesis cache, false when it
+    /// was made for this matrix; null for the other rows (and a file not made).
+    @Nullable public var cached: Bool?
     /// By device name.
     public var cells: [String: MatrixCell]
 
@@ -102,7 +105,7 @@ public struct MatrixRow: Sendable, Codable {
     }
 
     enum CodingKeys: String, CodingKey {
-        case fromVersion = "from_version", source, file, bytes, tables, sha256, cells
+        case fromVersion = "from_version", source, file, bytes, tables, sha256, cached, cells
     }
 
     /// How a test case, a progress line and the page name this row: `from v3`, with the
@@ -129,6 +132,10 @@ public struct MatrixCell: Sendable, Codable {
     /// The cell's full report; null for a cell that never ran (its row's file missing, or
     /// the matrix's time up before its turn).
     @Nullable public var report: Report?
+
+    /// A launch of the cell ran to its end with a band that reaches the watchdog
+    /// (`LaunchReport.atRisk`): its verdict is not certain.
+    public var atRisk: Bool { report?.launches.contains { $0.atRisk } ?? false }
 
     public init(report: Report) {
         outcome = report.outcome
@@ -192,8 +199,9 @@ public struct MatrixIdentity: Sendable, Codable, Equatable {
 
 extension Outcome {
     /// How bad an outcome is for the users who meet it, for the matrix's `worst_outcome`:
-    /// a file the app refuses or cannot read hurts only that file's user; a step that
-    /// fails or a crash loop locks every user on that version out.
+    /// a file the app refuses or cannot read hurts only that file's user; an erased database
+    /// takes every such user's data, though the app opens; a step that fails or a crash loop
+    /// locks every user on that version out.
     public var severity: Int {
         switch self {
         case .completed: return 0
@@ -203,8 +211,9 @@ extension Outcome {
         case .watchdogKilled: return 4
         case .diskFull: return 5
         case .verificationFailed: return 6
-        case .failed: return 7
-        case .crashLoop: return 8
+        case .dataErased: return 7
+        case .failed: return 8
+        case .crashLoop: return 9
         }
     }
 }

@@ -49,6 +49,8 @@ public enum MatrixMerge {
                 rows[index].fromVersion = rows[index].fromVersion ?? row.fromVersion
                 rows[index].bytes = rows[index].bytes ?? row.bytes
                 rows[index].tables = rows[index].tables ?? row.tables
+                // From the cache only when every shard that needed the file found it there.
+                if let cached = row.cached { rows[index].cached = (rows[index].cached ?? true) && cached }
                 for (device, cell) in row.cells {
                     guard rows[index].cells.updateValue(cell, forKey: device) == nil else {
                         throw MatrixMergeError("the cell of row \(index + 1) on \(device) is in two shards")

@@ -20,10 +20,13 @@ public struct MatrixRequest: Sendable {
     public var parallelism: Int
     /// This process's share of the cells; nil for all of them.
     public var shard: MatrixShard?
+    /// Where synthesized files made before are found and the new ones kept; nil for none.
+    public var synthesisCache: SynthesisCache?
 
     public init(
         plan: Plan, devices: [MatrixDevice], fromVersion: Int = 1, fixtures: [MatrixFixture], rows: [String: Int] = [:],
-        sample: String? = nil, maxSeconds: Int, parallelism: Int, shard: MatrixShard? = nil
+        sample: String? = nil, maxSeconds: Int, parallelism: Int, shard: MatrixShard? = nil,
+        synthesisCache: SynthesisCache? = nil
     ) {
         self.plan = plan
         self.devices = devices
@@ -34,6 +37,7 @@ public struct MatrixRequest: Sendable {
         self.maxSeconds = maxSeconds
         self.parallelism = parallelism
         self.shard = shard
+        self.synthesisCache = synthesisCache
     }
 
     /// The version every row migrates to (the devices share the plan; their options may

@@ -4,7 +4,8 @@ import MigrationCore
 /// The rows of a matrix before anything runs: one per fixture, whatever it holds (a file
 /// that cannot be a starting point is a row with its own outcome, never an error of the
 /// matrix), one synthesized file per version from `from` to the target - 1 that no fixture
-/// stands at, and the fresh install (an empty file, version 0).
+/// stands at (the versions the plan's steps reach: from its base version, and under Room
+/// only those its steps end at), and the fresh install (an empty file, version 0).
 ///
 /// Only header bytes and hashes are read here: SQLite opens the fixtures only in
 /// sandboxed workers (the cells', and under GRDB the ones that read each fixture's
@@ -56,7 +57,9 @@ struct MatrixRows {
         var made = [Planned(
             row: MatrixRow(fromVersion: 0, source: .freshInstall, file: nil, bytes: 0, tables: [:], sha256: nil),
             input: .freshInstall)]
-        for version in request.fromVersion..<max(request.fromVersion, request.target) where !covered.contains(version) {
+        let reachable = Set(request.plan.steps.map(\.version))
+        for version in request.fromVersion..<max(request.fromVersion, request.target)
+        where reachable.contains(version) && !covered.contains(version) {
             made.append(Planned(
                 row: MatrixRow(fromVersion: version, source: .synthesized, file: nil, bytes: nil, tables: nil, sha256: nil),
                 input: .synthesized(version)))

@@ -64,7 +64,7 @@ final class MatrixWork: @unchecked Sendable {
                     Failure(
                         kind: Failure.Kind.invalidDatabase,
                         message: "a -wal file without its main database file: nothing can open it; give the database beside it"))
-            case .freshInstall, .synthesized: return needed.contains(index) ? .pending : .unusable(.failed, Failure(kind: "not_run", message: "not this shard's"))
+            case .freshInstall, .synthesized: return needed.contains(index) ? .pending : .unusable(.failed, Failure(kind: .notRun, message: "not this shard's"))
             }
         }
     }
@@ -168,31 +168,35 @@ final class MatrixWork: @unchecked Sendable {
 
     private func synthesize(row: Int, version: Int) {
         let file: RowFile
-        var made: (bytes: Int64, tables: [String: Int64])?
+        var made: SynthesizedFile?
         do {
             let place = try JobDirectory.create(parent: directory.path + "/synthesized")
             let first = request.devices[0]
-            let (path, summary) = try SynthesisInWorker.synthesize(
+            let synthesized = try SynthesisInWorker.synthesize(
                 plan: request.plan, version: version, rows: request.rows, seed: SynthesisRequest.rehearsalSeed, sample: request.sample,
                 job: Job(directory: place, plan: request.plan, options: first.options, device: first.profile),
-                workerExecutable: workerExecutable, maxSeconds: remainingSeconds, cancellation: parent)
+                workerExecutable: workerExecutable, maxSeconds: remainingSeconds, cancellation: parent,
+                cache: request.synthesisCache, placement: .link, note: { [progress] in progress("matrix: v\(version): \($0)") })
             // Hashed once for all the row's cells; unreadable, each cell's own hash fails as a run's does.
-            file = .ready(JobInput(database: path, wal: nil, sha256: try? sha256OfFile(path)))
-            made = (summary.bytes, summary.tables.mapValues { Int64($0) })
+            file = .ready(JobInput(database: synthesized.path, wal: nil, sha256: synthesized.sha256 ?? (try? sha256OfFile(synthesized.path))))
+            made = synthesized
         } catch let error as SynthesisError {
-            file = .unusable(.failed, Failure(kind: error.code, message: "cannot synthesize v\(version): \(error.message)"))
+            file = .unusable(.failed, Failure(kind: Failure.Kind(rawValue: error.code), message: "cannot synthesize v\(version): \(error.message)"))
         } catch {
-            file = .unusable(.failed, Failure(kind: "internal", message: "cannot synthesize v\(version): \(error)"))
+            file = .unusable(.failed, Failure(kind: .internal, message: "cannot synthesize v\(version): \(error)"))
         }
         condition.lock()
         files[row] = file
         if let made {
-            rows[row].row.bytes = made.bytes
-            rows[row].row.tables = made.tables
+            rows[row].row.bytes = made.summary.bytes
+            rows[row].row.tables = made.summary.tables.mapValues { Int64($0) }
+            rows[row].row.cached = made.cached
         }
         condition.broadcast()
         condition.unlock()
-        if let made { progress("matrix: v\(version) synthesized (\(ByteCount.text(made.bytes)))") }
+        if let made {
+            progress("matrix: v\(version) \(made.cached ? "from the synthesis cache" : "synthesized") (\(ByteCount.text(made.summary.bytes)))")
+        }
     }
 
     /// The fresh install's file: empty, as an app finds it on its first launch.
@@ -200,7 +204,7 @@ final class MatrixWork: @unchecked Sendable {
         let path = directory.path + "/fresh-install.db"
         let file: RowFile = FileManager.default.createFile(atPath: path, contents: Data())
             ? .ready(JobInput(database: path, wal: nil))
-            : .unusable(.failed, Failure(kind: "internal", message: "cannot create the fresh install's empty file"))
+            : .unusable(.failed, Failure(kind: .internal, message: "cannot create the fresh install's empty file"))
         condition.lock()
         files[row] = file
         condition.broadcast()
@@ -240,7 +244,7 @@ final class MatrixWork: @unchecked Sendable {
         do {
             place = try JobDirectory.create(parent: directory.path + "/cells")
         } catch {
-            return MatrixCell(notRun: .failed, failure: Failure(kind: "internal", message: "cannot create a job directory: \(error)"))
+            return MatrixCell(notRun: .failed, failure: Failure(kind: .internal, message: "cannot create a job directory: \(error)"))
         }
         // Best effort: a cell's files are gone with the matrix's directory at the latest.
         defer { try? FileManager.default.removeItem(atPath: place.path) }
@@ -262,7 +266,7 @@ final class MatrixWork: @unchecked Sendable {
     static func describe(_ cell: MatrixCell) -> String {
         let launches = cell.launches == 1 ? "1 launch" : "\(cell.launches) launches"
         let time = cell.deviceMs.map { "device \($0) ms" } ?? "\(cell.elapsedMs) ms"
-        let failure = cell.failure.flatMap { $0.kind == cell.outcome.rawValue ? nil : " (\($0.kind))" } ?? ""
+        let failure = cell.failure.flatMap { $0.kind.rawValue == cell.outcome.rawValue ? nil : " (\($0.kind))" } ?? ""
         return "\(cell.outcome.rawValue)\(failure) in \(launches), \(time)"
     }
 

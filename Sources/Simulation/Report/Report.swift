@@ -14,6 +14,9 @@ public struct Report: Sendable, Codable {
     public var jobID: String
     public var outcome: Outcome
     @Nullable public var failure: Failure?
+    /// The path the framework took on the first launch; null when it took neither (the
+    /// file was refused, or already at the target).
+    @Nullable public var firstLaunch: FirstLaunch?
     public var plan: PlanSummary
     public var options: RunOptions
     /// The SQLite the workers ran on beside the device's own version (null in reports
@@ -38,11 +41,12 @@ public struct Report: Sendable, Codable {
         jobID: String, outcome: Outcome, failure: Failure?, plan: PlanSummary, options: RunOptions,
         sqlite: SQLiteReport? = nil, input: InputSummary, launches: [LaunchReport], steps: [StepReport], space: SpaceReport,
         final: FinalState?, warnings: [Warning], timings: Timings, killSweep: SweepReport? = nil,
-        diskFullSweep: SweepReport? = nil, powerLossSweep: PowerLossSweepReport? = nil
+        diskFullSweep: SweepReport? = nil, powerLossSweep: PowerLossSweepReport? = nil, firstLaunch: FirstLaunch? = nil
     ) {
         self.jobID = jobID
         self.outcome = outcome
         self.failure = failure
+        self.firstLaunch = firstLaunch
         self.plan = plan
         self.options = options
         self.sqlite = sqlite
@@ -59,7 +63,8 @@ public struct Report: Sendable, Codable {
     }
 
     enum CodingKeys: String, CodingKey {
-        case reportVersion = "report_version", jobID = "job_id", outcome, failure, plan, options, sqlite, input
+        case reportVersion = "report_version", jobID = "job_id", outcome, failure, firstLaunch = "first_launch", plan, options
+        case sqlite, input
         case launches, steps, space, final, warnings, timings, killSweep = "kill_sweep", diskFullSweep = "disk_full_sweep"
         case powerLossSweep = "power_loss_sweep"
     }
@@ -75,6 +80,7 @@ public struct Report: Sendable, Codable {
         jobID = try container.decode(String.self, forKey: .jobID)
         outcome = try container.decode(Outcome.self, forKey: .outcome)
         failure = try container.decodeIfPresent(Failure.self, forKey: .failure)
+        firstLaunch = try container.decodeIfPresent(FirstLaunch.self, forKey: .firstLaunch)
         plan = try container.decode(PlanSummary.self, forKey: .plan)
         options = try container.decode(RunOptions.self, forKey: .options)
         sqlite = try container.decodeIfPresent(SQLiteReport.self, forKey: .sqlite)
@@ -118,10 +124,13 @@ public struct InputSummary: Sendable, Codable {
     @Nullable public var pageSize: Int?
     public var sqliteHeaderValid: Bool
     @Nullable public var tables: [String: Int64]?
+    /// Under `clock: device`, the device's time for the `PRAGMA quick_check` of the input
+    /// before the first launch (`InputCheck`); null on the wall clock, and when no check ran.
+    @Nullable public var quickCheckDeviceMs: Int?
 
     public init(
         bytes: Int64, sha256: String, userVersion: Int?, applicationID: Int32?, journalMode: String?,
-        pageSize: Int?, sqliteHeaderValid: Bool, tables: [String: Int64]?
+        pageSize: Int?, sqliteHeaderValid: Bool, tables: [String: Int64]?, quickCheckDeviceMs: Int? = nil
     ) {
         self.bytes = bytes
         self.sha256 = sha256
@@ -131,11 +140,13 @@ public struct InputSummary: Sendable, Codable {
         self.pageSize = pageSize
         self.sqliteHeaderValid = sqliteHeaderValid
         self.tables = tables
+        self.quickCheckDeviceMs = quickCheckDeviceMs
     }
 
     enum CodingKeys: String, CodingKey {
         case bytes, sha256, userVersion = "user_version", applicationID = "application_id"
         case journalMode = "journal_mode", pageSize = "page_size", sqliteHeaderValid = "sqlite_header_valid", tables
+        case quickCheckDeviceMs = "quick_check_device_ms"
     }
 }
 
@@ -158,10 +169,20 @@ public struct LaunchReport: Sendable, Codable {
     public var rolledBack: Bool
     /// The launch's modelled time on the device, its start included (`clock: device`).
     @Nullable public var deviceMs: Int?
+    /// When the launch's process started, on the clock of `space.samples` (this machine's):
+    /// where the launch lies among the samples, so that the page can draw them on the
+    /// launches' own clock. Below 0 for a first launch whose process started (ahead of its
+    /// turn) before the sampling did.
+    @Nullable public var atMs: Int?
+    /// How far that time can be off, for the kind of work the launch did (`ModelBand`).
+    @Nullable public var deviceBand: ModelBand?
+    /// The launch ran to its end before the watchdog, but its band reaches the deadline: on
+    /// the phone it may be killed.
+    public var atRisk: Bool
 
     public init(
         launch: Int, fromVersion: Int?, fromID: String? = nil, reachedVersion: Int?, ended: Ending, elapsedMs: Int,
-        startMs: Int?, rolledBack: Bool = false, deviceMs: Int? = nil
+        startMs: Int?, rolledBack: Bool = false, deviceMs: Int? = nil, deviceBand: ModelBand? = nil, atRisk: Bool = false
     ) {
         self.launch = launch
         self.fromVersion = fromVersion
@@ -172,11 +193,15 @@ public struct LaunchReport: Sendable, Codable {
         self.startMs = startMs
         self.rolledBack = rolledBack
         self.deviceMs = deviceMs
+        self.deviceBand = deviceBand
+        self.atRisk = atRisk
     }
 
     enum CodingKeys: String, CodingKey {
         case launch, fromVersion = "from_version", fromID = "from_id", reachedVersion = "reached_version", ended
         case elapsedMs = "elapsed_ms", startMs = "start_ms", rolledBack = "rolled_back", deviceMs = "device_ms"
+        case atMs = "at_ms"
+        case deviceBand = "device_band", atRisk = "at_risk"
     }
 }
 
@@ -213,8 +238,11 @@ public struct PhaseTimings: Sendable, Codable, Equatable {
     /// The upload (and its WAL) copied to the work copy by the kernel (copy_file_range),
     /// until the copy is on the disk when a launch may write to it (`Job.launchesMayWrite`).
     @Nullable public var copyMs: Int?
-    /// The inspecting worker: the header read by SQLite, the tables and their row counts.
+    /// The inspecting worker: the header read by SQLite, the input's quick_check, the
+    /// tables and their row counts.
     @Nullable public var countMs: Int?
+    /// Of `countMs`, the input's `PRAGMA quick_check` (`InputCheck`).
+    @Nullable public var checkMs: Int?
     /// Every migrating launch, and the reads of the file's state between and after them.
     @Nullable public var launchesMs: Int?
     /// The verifying worker on the target.
@@ -223,19 +251,20 @@ public struct PhaseTimings: Sendable, Codable, Equatable {
     @Nullable public var reportMs: Int?
 
     public init(
-        hashMs: Int? = nil, copyMs: Int? = nil, countMs: Int? = nil, launchesMs: Int? = nil, verifyMs: Int? = nil,
-        reportMs: Int? = nil
+        hashMs: Int? = nil, copyMs: Int? = nil, countMs: Int? = nil, checkMs: Int? = nil, launchesMs: Int? = nil,
+        verifyMs: Int? = nil, reportMs: Int? = nil
     ) {
         self.hashMs = hashMs
         self.copyMs = copyMs
         self.countMs = countMs
+        self.checkMs = checkMs
         self.launchesMs = launchesMs
         self.verifyMs = verifyMs
         self.reportMs = reportMs
     }
 
     enum CodingKeys: String, CodingKey {
-        case hashMs = "hash_ms", copyMs = "copy_ms", countMs = "count_ms", launchesMs = "launches_ms"
+        case hashMs = "hash_ms", copyMs = "copy_ms", countMs = "count_ms", checkMs = "check_ms", launchesMs = "launches_ms"
         case verifyMs = "verify_ms", reportMs = "report_ms"
     }
 }

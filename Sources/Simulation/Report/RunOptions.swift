@@ -75,6 +75,15 @@ public struct RunOptions: Sendable, Codable, Equatable {
         case warn
     }
 
+    /// "the watchdog at 5000 ms device": where the watchdog kills, as the report's messages
+    /// say it, with its clock: the device's under `clock: device`, else this machine's
+    /// (`watchdog_ms / time_scale`, "700 ms here").
+    var watchdogText: String {
+        guard let watchdogMs else { return "the watchdog" }
+        let here = Int((Double(watchdogMs) / max(timeScale, 0.000_001)).rounded())
+        return clock == .device ? "the watchdog at \(watchdogMs) ms device" : "the watchdog at \(here) ms here"
+    }
+
     /// How long a watchdog of `deviceMs` lasts on this machine.
     public func realDuration(ofDeviceMs deviceMs: Int) -> Duration {
         .milliseconds(Double(deviceMs) / timeScale)

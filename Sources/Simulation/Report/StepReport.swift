@@ -27,6 +27,8 @@ public struct StepReport: Sendable, Codable, Equatable {
     @Nullable public var syncs: Int64?
     @Nullable public var rows: Int64?
     @Nullable public var batches: Int?
+    /// The rows a chunked step (`rebuild`, `backfill`) commits per batch: its `batch_rows`.
+    @Nullable public var batchRows: Int?
     /// The worker's peak resident memory during the step (with `temp_store` memory, its
     /// sorts and temp files included); for a step cut by a kill, the peak seen until then.
     @Nullable public var peakMemoryBytes: Int64?
@@ -46,6 +48,6 @@ public struct StepReport: Sendable, Codable, Equatable {
         case version, id, name, kind, costClass = "cost_class", status, launch, elapsedMs = "elapsed_ms"
         case swapMs = "swap_ms", peakBytes = "peak_bytes", peakGrowthBytes = "peak_growth_bytes"
         case estimatedBytes = "estimated_bytes", bytesWritten = "bytes_written", syncs, rows, batches
-        case peakMemoryBytes = "peak_memory_bytes", deviceMs = "device_ms", device
+        case batchRows = "batch_rows", peakMemoryBytes = "peak_memory_bytes", deviceMs = "device_ms", device
     }
 }

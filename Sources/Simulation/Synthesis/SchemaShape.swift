@@ -5,25 +5,7 @@ import MigrationCore
 /// `pragma_foreign_key_list`); only what the pragmas do not give, the CHECK constraints
 /// and the AUTOINCREMENT keyword, is read from the CREATE statement with `SQLTokenizer`.
 struct SchemaShape {
-    /// SQLite's column affinity (https://sqlite.org/datatype3.html#determination_of_column_affinity).
-    enum Affinity: Equatable {
-        case integer, text, blob, real, numeric
-
-        init(declaredType: String) {
-            let type = declaredType.uppercased()
-            if type.contains("INT") {
-                self = .integer
-            } else if type.contains("CHAR") || type.contains("CLOB") || type.contains("TEXT") {
-                self = .text
-            } else if type.contains("BLOB") || type.isEmpty {
-                self = .blob
-            } else if type.contains("REAL") || type.contains("FLOA") || type.contains("DOUB") {
-                self = .real
-            } else {
-                self = .numeric
-            }
-        }
-    }
+    typealias Affinity = ColumnAffinity
 
     struct Column {
         var name: String

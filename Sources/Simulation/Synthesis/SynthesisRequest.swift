@@ -31,4 +31,10 @@ public struct SynthesisSummary: Sendable, Equatable {
     public var bytes: Int64
     /// The journal mode the file was left in (`delete` or `wal`).
     public var journalMode: String
+
+    public init(tables: [String: Int], bytes: Int64, journalMode: String) {
+        self.tables = tables
+        self.bytes = bytes
+        self.journalMode = journalMode
+    }
 }

@@ -3,8 +3,10 @@ import Foundation
 import MigrationCore
 
 /// Makes a database at a plan's version V full of made-up rows (docs/CONTRACT.md §8): the schema
-/// from the plan's own steps 1..V, run by the `Migrator` on an empty file (so plan SQL is
-/// confined as in every run), then each named table filled inside SQLite, parents first.
+/// as the plan's framework leaves a fresh install of version V (the `Migrator` on an empty
+/// file, with V as its target: the steps from the base version to V, and under Room V's
+/// identity hash in `room_master_table`; so plan SQL is confined as in every run), then each
+/// named table filled inside SQLite, parents first.
 ///
 ///     let summary = try Synthesizer.synthesize(
 ///         SynthesisRequest(plan: plan, version: 3, rows: ["notes": 100_000], like: nil, seed: 1), to: "big.db")
@@ -15,9 +17,9 @@ public enum Synthesizer {
     static let maxAttempts = 64
 
     public static func synthesize(_ request: SynthesisRequest, to path: String) throws(SynthesisError) -> SynthesisSummary {
-        let newest = request.plan.newestVersion
-        guard (1...max(1, newest)).contains(request.version), newest > 0 else {
-            throw .invalidRequest("version \(request.version) is not one of the plan's versions (1...\(newest))")
+        let plan = request.plan
+        guard plan.steps.contains(where: { $0.version == request.version }) else {
+            throw .invalidRequest("version \(request.version) is not one of the plan's versions (\(plan.baseVersion)...\(plan.newestVersion))")
         }
         for (table, count) in request.rows where count < 0 {
             throw .invalidRequest("the row count for \(table) is \(count); give 0 or more")
@@ -44,7 +46,8 @@ public enum Synthesizer {
         }
     }
 
-    /// Steps 1..V on the empty file, as a fresh install of that version runs them.
+    /// The plan's runner on the empty file with V as its target, as a fresh install of that
+    /// version is made.
     private static func buildSchema(_ request: SynthesisRequest, at path: String) throws(SynthesisError) {
         // Unsynced commits: the file is ours until it is finished, and a crash loses nothing.
         let settings = MigrationSettings(
@@ -53,7 +56,7 @@ public enum Synthesizer {
         if case .stopped(_, let failure) = ending {
             let step = failure.step.map { "step \($0): " } ?? ""
             throw SynthesisError(
-                code: "plan_failed", message: "the plan's steps 1...\(request.version) do not run on an empty database: \(step)\(failure.message)")
+                code: "plan_failed", message: "the plan's steps \(request.plan.baseVersion)...\(request.version) do not run on an empty database: \(step)\(failure.message)")
         }
     }
 

@@ -1,3 +1,4 @@
+import Foundation
 import Glibc
 import MigrationCore
 
@@ -50,10 +51,17 @@ final class FaultInjection: MigrationHooks {
     /// Pass every sync on to the OS on the device clock too, where a launch only counts
     /// them: to show that the prediction is the same either way.
     var passesFlushesOn = false
+    /// A `synthesize` worker holds as it starts, before it makes anything (`StepHold`, in
+    /// its job directory): a synthesis surely under way while a test acts.
+    var holdsSynthesis = false
+    /// The process that stores a synthesized file in the `SynthesisCache` holds once the
+    /// file is copied into the entry's temporary place, before the entry is complete
+    /// (`StepHold`, in that place): a store a test can kill half done.
+    var holdsCacheStore = false
 
     /// Parses "after_batches=3", "after_purge_batches=2", "after_steps=2",
     /// "point=inside_swap", "crash_at_step=2", "create_file=/tmp/x", "hold_at_step=3",
-    /// "os_flush=on", comma-separated.
+    /// "os_flush=on", "hold_synthesis=on", "hold_cache_store=on", comma-separated.
     init?(specification: String) {
         for item in specification.split(separator: ",") {
             let parts = item.split(separator: "=", maxSplits: 1).map(String.init)
@@ -67,9 +75,17 @@ final class FaultInjection: MigrationHooks {
             case "create_file": createFile = parts[1]
             case "hold_at_step": guard let version = Int(parts[1]) else { return nil }; hold = StepHold(version: version)
             case "os_flush": guard parts[1] == "on" else { return nil }; passesFlushesOn = true
+            case "hold_synthesis": guard parts[1] == "on" else { return nil }; holdsSynthesis = true
+            case "hold_cache_store": guard parts[1] == "on" else { return nil }; holdsCacheStore = true
             default: return nil
             }
         }
+    }
+
+    /// This process's specification, whole (the holds of a synthesis and of a cache store,
+    /// which no launch number limits); nil without one or when it does not parse.
+    static var inEnvironment: FaultInjection? {
+        ProcessInfo.processInfo.environment[Worker.faultVariable].flatMap { FaultInjection(specification: $0) }
     }
 
     /// The fault `specification` sets for launch `launch`, if any: `launch=K,` in front of

@@ -17,21 +17,18 @@ struct ProcessMemory: Sendable, Equatable {
         let descriptor = open(path, O_RDONLY | O_CLOEXEC)
         guard descriptor >= 0 else { return nil }
         defer { close(descriptor) }
-        var bytes = [UInt8](repeating: 0, count: 4096)
-        var filled = 0
-        while filled < bytes.count {
-            let count = bytes.withUnsafeMutableBytes { Glibc.read(descriptor, $0.baseAddress.map { $0 + filled }, $0.count - filled) }
-            if count < 0 && errno == EINTR { continue }
-            guard count > 0 else { break }
-            filled += count
+        // Not zeroed first: only the bytes read are looked at.
+        let bytes = [UInt8](unsafeUninitializedCapacity: 4096) { buffer, initialized in
+            while initialized < buffer.count {
+                let count = Glibc.read(descriptor, buffer.baseAddress.map { $0 + initialized }, buffer.count - initialized)
+                if count < 0 && errno == EINTR { continue }
+                guard count > 0 else { break }
+                initialized += count
+            }
         }
-        var resident: Int64?
-        var peak: Int64?
-        for line in bytes[..<filled].split(separator: UInt8(ascii: "\n")) {
-            let text = String(decoding: line, as: UTF8.self)
-            if text.hasPrefix("VmRSS:") { resident = kilobytes(text) }
-            if text.hasPrefix("VmHWM:") { peak = kilobytes(text) }
-        }
+        let text = bytes[...]
+        let resident = kilobytes(after: Array("VmRSS:".utf8), in: text)
+        let peak = kilobytes(after: Array("VmHWM:".utf8), in: text)
         guard let resident, let peak else { return nil }
         return ProcessMemory(residentBytes: resident, peakResidentBytes: max(peak, resident))
     }
@@ -56,15 +53,33 @@ struct ProcessMemory: Sendable, Equatable {
             resetPeak()
         case .stepFinished, .stepFailed:
             event.peakMemoryBytes = read()?.peakResidentBytes
-        case .opened, .statementStarted, .phaseStarted, .batchCommitted, .versionCommitted, .finished:
+        case .opened, .statementStarted, .phaseStarted, .batchCommitted, .versionCommitted, .finished, .createStarted,
+            .databaseErased:
             break
         }
     }
 
-    /// "VmRSS:	  13584 kB" in bytes.
-    private static func kilobytes(_ line: String) -> Int64? {
-        let fields = line.split(whereSeparator: { $0 == " " || $0 == "\t" })
-        guard fields.count >= 2, let value = Int64(fields[1]) else { return nil }
-        return value * 1024
+    /// The number of kB on the line that starts with `label` ("VmRSS:\t  13584 kB"), in
+    /// bytes. Read in place: the low-memory killer reads the file every few milliseconds.
+    private static func kilobytes(after label: [UInt8], in text: ArraySlice<UInt8>) -> Int64? {
+        var lineStart = text.startIndex
+        while lineStart < text.endIndex {
+            let lineEnd = text[lineStart...].firstIndex(of: UInt8(ascii: "\n")) ?? text.endIndex
+            if text[lineStart..<lineEnd].starts(with: label) {
+                var value: Int64 = 0
+                var digits = 0
+                for byte in text[(lineStart + label.count)..<lineEnd] {
+                    if byte >= UInt8(ascii: "0") && byte <= UInt8(ascii: "9") {
+                        value = value * 10 + Int64(byte - UInt8(ascii: "0"))
+                        digits += 1
+                    } else if digits > 0 {
+                        break
+                    }
+                }
+                return digits > 0 ? value * 1024 : nil
+            }
+            lineStart = lineEnd + 1
+        }
+        return nil
     }
 }

@@ -24,10 +24,15 @@ public struct StepHold: Sendable {
     /// Holds when `step` is the held one and the job has not been released yet.
     func reached(step: Int, jobDirectory: String) {
         guard step == version else { return }
-        let release = jobDirectory + "/" + Self.releaseFile
+        Self.hold(in: jobDirectory)
+    }
+
+    /// Says it is held in `directory` and waits there for the release (at once when it is there).
+    static func hold(in directory: String) {
+        let release = directory + "/" + releaseFile
         guard access(release, F_OK) != 0 else { return }
-        let descriptor = open(jobDirectory + "/" + Self.heldFile, O_WRONLY | O_CREAT | O_CLOEXEC, 0o600)
+        let descriptor = open(directory + "/" + heldFile, O_WRONLY | O_CREAT | O_CLOEXEC, 0o600)
         if descriptor >= 0 { close(descriptor) }
-        while access(release, F_OK) != 0 { usleep(Self.pollMicroseconds) }
+        while access(release, F_OK) != 0 { usleep(pollMicroseconds) }
     }
 }

@@ -8,17 +8,17 @@ import MigrationCore
 /// parent (the CLI or the server) never does: a hostile file can crash a worker, never
 /// the service.
 ///
-///     preflight worker inspect|check|migrate|verify|fingerprint --job DIR --parent PID [--launch N] [--final-only]
+///     preflight worker inspect|migrate|verify|fingerprint --job DIR --parent PID [--launch N] [--final-only]
 ///         [--kill-before-sync N | --full-at-write N | --kill-at-main-write N] [--input FILE] [--await-start]
 ///
 /// (read by the command line parser of every other command, `WorkerCommand`, into an `Invocation`).
-/// `inspect` counts the input's rows before anything runs; `check` looks for damage in a
-/// copy of the input after a run met some (`InputDamage`); `migrate` is one launch of
+/// `inspect` checks the input for damage and counts its rows before anything runs
+/// (`InputCheck`); `migrate` is one launch of
 /// the app (events as JSON lines on stdout); `verify` checks the migrated file and
 /// folds its WAL into the main file; `fingerprint` reads the file's `EndState` for a sweep.
 public enum Worker {
     public enum Task: String, Sendable, CaseIterable {
-        case inspect, check, migrate, verify, fingerprint
+        case inspect, migrate, verify, fingerprint
         /// Where the work copy stands between two launches, read as the next launch would
         /// find it: its WAL is left as the kill left it, not checkpointed.
         case standing
@@ -89,9 +89,9 @@ public enum Worker {
             if invocation.awaitsStart && !StartSignal.awaitGo() { return 0 }
             switch invocation.task {
             case .inspect:
-                EventWriter.write(inspect(invocation.input ?? directory.work.path, inPlace: invocation.input != nil, plan: plan))
-            case .check:
-                EventWriter.write(check(directory.inputCheck.path))
+                EventWriter.write(inspect(
+                    invocation.input ?? directory.work.path, inPlace: invocation.input != nil, plan: plan,
+                    instructions: instructions, directory: directory))
             case .migrate:
                 try migrate(
                     directory, plan: plan, instructions: instructions, launch: invocation.launch, fault: invocation.fault)
@@ -99,9 +99,10 @@ public enum Worker {
                 EventWriter.write(try verify(
                     directory, plan: plan, instructions: instructions, finalOnly: invocation.finalOnly, freshInstall: freshInstall))
             case .fingerprint:
-                EventWriter.write(try fingerprint(directory, plan: plan))
+                EventWriter.write(try fingerprint(directory, plan: plan, platform: instructions.connection))
             case .standing:
                 let connection = try Connection(path: directory.work.path)
+                try instructions.connection.defineFunctions(on: connection)
                 connection.keepWALOnClose()
                 EventWriter.write(WorkerReport(point: try DurablePoint(connection, plan: plan)))
             case .sample, .synthesize:
@@ -123,54 +124,60 @@ public enum Worker {
 
     // MARK: - Tasks
 
-    /// Counts the input's rows without changing it: the WAL is read but not folded into
-    /// the file, so that launch 1 finds the file exactly as the device had it. Reading the
-    /// schema finds what is not a database, encrypted or truncated (SQLite compares the
-    /// header's page count with the file's); damage inside pages is looked for only
-    /// after a run met some (`check`): a quick_check reads every page, which takes as long
-    /// as many a migration.
-    private static func inspect(_ path: String, inPlace: Bool, plan: Plan) -> WorkerReport {
+    /// Checks the input and counts its rows without changing it: the WAL is read but not
+    /// folded into the file, so that launch 1 finds the file exactly as the device had it.
+    /// Reading the schema finds what is not a database or is encrypted; quick_check
+    /// (`InputCheck`) finds damage inside the pages and a file cut short. SQLite's
+    /// SQLITE_CORRUPT from any of them is damage too.
+    private static func inspect(
+        _ path: String, inPlace: Bool, plan: Plan, instructions: WorkerInstructions, directory: JobDirectory
+    ) -> WorkerReport {
+        let model = instructions.deviceSpeed
         do {
             // In place (the upload itself, which came without a WAL): immutable, so that
             // SQLite writes nothing, not even beside it, and reads the main file alone (as
             // it would the work copy, which has no WAL either). Its journal mode is then
             // the header's, which the runner has: an immutable connection says `delete`.
-            let connection = try Connection(path: path, immutable: inPlace)
+            let connection = try InputCheck.open(path, immutable: inPlace, model: model, statsPath: directory.checkStats)
             if !inPlace { connection.keepWALOnClose() }
+            // An index in LOCALIZED order is checked in that order, as on the phone.
+            try instructions.connection.defineFunctions(on: connection)
             let journalMode = inPlace ? nil : try connection.scalar("PRAGMA journal_mode").textValue
             _ = try connection.integer("SELECT count(*) FROM sqlite_schema")
+            let check = try InputCheck.run(connection, model: model)
+            var report = WorkerReport(checkMs: check.elapsedMs, checkDevice: check.device)
+            guard check.problems.isEmpty else {
+                report.readable = InputCheck.damageMessage(
+                    "PRAGMA quick_check lists \(check.problems.joined(separator: "; "))", runner: plan.runner)
+                return report
+            }
             let counts = try TableCounts.count(connection)
-            return WorkerReport(
-                tables: counts.rows, uncountedTables: counts.uncounted, journalMode: journalMode, readable: "ok",
-                point: try DurablePoint(connection, plan: plan))
+            report.tables = counts.rows
+            report.uncountedTables = counts.uncounted
+            report.journalMode = journalMode
+            report.readable = "ok"
+            report.point = try DurablePoint(connection, plan: plan)
+            return report
         } catch {
-            return WorkerReport(readable: "SQLite cannot read the file: \(error.message)\(inPlace ? "" : walShortfall(path))")
+            let found = "\(error.message)\(shortfall(path, withWAL: !inPlace))"
+            return WorkerReport(
+                readable: error.primaryCode == SQLITE_CORRUPT
+                    ? InputCheck.damageMessage(found, runner: plan.runner) : "SQLite cannot read the file: \(found)")
         }
     }
 
-    /// Why a main file that came with a WAL may be unreadable: its header says more pages
-    /// than it holds (the runner left that for SQLite to judge, `DatabaseHeader`), and
-    /// SQLite did not find the rest in the WAL. "" when it holds them, or when its size
-    /// cannot be read: SQLite's own message stands then.
-    private static func walShortfall(_ path: String) -> String {
-        guard case .database(let header) = DatabaseHeader.read(path: path),
+    /// Why a main file may be unreadable: its header says more pages than it holds (the
+    /// runner left that for SQLite to judge, `DatabaseHeader`), and it came without a WAL,
+    /// or SQLite did not find the rest in the -wal that came with it. "" when it holds
+    /// them, or when its size cannot be read: SQLite's own message stands then.
+    private static func shortfall(_ path: String, withWAL: Bool) -> String {
+        guard case .database(let header) = DatabaseHeader.read(path: path, journal: nil, wal: nil, checksSize: false),
             let size = (try? FileManager.default.attributesOfItem(atPath: path))?[.size] as? UInt64,
             let shortfall = header.shortfall(fileSize: size)
         else { return "" }
-        return "; \(shortfall), and SQLite does not find the rest in the -wal that came with it"
-    }
-
-    /// Whether the copy of the input at `path` is damaged: `readable` is "ok", or what
-    /// quick_check (or SQLite, failing to read it at all) found first.
-    private static func check(_ path: String) -> WorkerReport {
-        do {
-            let connection = try Connection(path: path)
-            _ = try connection.integer("SELECT count(*) FROM sqlite_schema")
-            let check = try connection.rows("PRAGMA quick_check(1)").first?.first?.textValue ?? "ok"
-            return WorkerReport(readable: check == "ok" ? "ok" : "the database is damaged: \(check)")
-        } catch {
-            return WorkerReport(readable: "SQLite cannot read the file: \(error.message)")
-        }
+        return withWAL
+            ? "; \(shortfall), and SQLite does not find the rest in the -wal that came with it"
+            : "; \(shortfall): the file was cut short"
     }
 
     private static func migrate(
@@ -184,12 +191,13 @@ public enum Worker {
         }
         let settings = MigrationSettings(
             target: instructions.target, spaceCheck: instructions.spaceCheck, connection: instructions.connection,
-            sqliteVersion: instructions.sqliteCheck == .fail ? instructions.sqliteVersion : nil)
+            sqliteVersion: instructions.sqliteVersion, refusesNewerSQL: instructions.sqliteCheck == .fail)
         let clock = instructions.deviceSpeed.map { DeviceClock(model: $0, watchdogMs: instructions.deviceWatchdogMs) }
         // The device clock charges a sync from its count; waiting for this machine's disk
         // would only slow the rehearsal, and unevenly: parallel rehearsals queue on one
         // disk's flushes. The wall clock times the real flush, as the phone waits for its own.
         spacevfs_count_flushes_only(clock != nil && faults?.passesFlushesOn != true ? 1 : 0)
+        spacevfs_pages_warm_at_open(clock?.model.firstLaunchCache == .warm ? 1 : 0)
         clock?.start()
         let migrator = Migrator(plan: plan, settings: settings, spaceMeter: meter, hooks: faults, workMeter: clock?.work)
         let recording = fault == .recordOperations
@@ -204,8 +212,9 @@ public enum Worker {
 
     /// Where a sweep's replay left the file, to compare with the uninterrupted run. The
     /// default VFS, as for `verify`; a WAL stays as it is, for the rerun that may follow.
-    private static func fingerprint(_ directory: JobDirectory, plan: Plan) throws -> WorkerReport {
+    private static func fingerprint(_ directory: JobDirectory, plan: Plan, platform: ConnectionSettings) throws -> WorkerReport {
         let connection = try Connection(path: directory.work.path)
+        try platform.defineFunctions(on: connection)
         connection.keepWALOnClose()
         return WorkerReport(point: try DurablePoint(connection, plan: plan), endState: try EndState.read(connection, plan: plan))
     }
@@ -216,7 +225,7 @@ public enum Worker {
         Verifier(
             plan: plan, target: instructions.target ?? plan.newestVersion,
             mode: finalOnly ? .quick : instructions.verify, freshInstallPath: directory.freshInstall,
-            connection: instructions.connection)
+            connection: instructions.connection, sqliteVersion: instructions.sqliteVersion)
     }
 
     /// - Parameter freshInstall: built already, while the worker waited for its go.
@@ -227,6 +236,7 @@ public enum Worker {
         // The default VFS: verification is Preflight's check, not part of the device's
         // launch, so it neither counts toward the run's space nor is held to its quota.
         let connection = try Connection(path: directory.work.path)
+        try instructions.connection.defineFunctions(on: connection)
         let verifier = verifier(directory, plan: plan, instructions: instructions, finalOnly: finalOnly)
         // A run that did not reach its target: its schema is legitimately not the fresh
         // install's, so only the state is reported, and no fresh install is built.

@@ -47,8 +47,12 @@ struct WorkerReport: Codable, Sendable {
     var point: DurablePoint?
     /// Fingerprint: the file's end state.
     var endState: EndState?
+    /// Inspection: the input's quick_check (`InputCheck`), on this machine and on the device.
+    var checkMs: Int?
+    var checkDevice: DeviceTime?
 
     enum CodingKeys: String, CodingKey {
         case tables, uncountedTables = "uncounted_tables", journalMode = "journal_mode", readable, final, problems, point, endState = "end_state"
+        case checkMs = "check_ms", checkDevice = "check_device"
     }
 }

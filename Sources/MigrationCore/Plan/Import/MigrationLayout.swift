@@ -1,5 +1,8 @@
 /// Where an app keeps its migrations (docs/CONTRACT.md §9), each read by its own type.
 public enum MigrationLayout: String, Sendable, CaseIterable {
+    /// A Room app's module: `schemas/<database class>/<version>.json` and the Kotlin/Java
+    /// sources of its migrations (`RoomProject`).
+    case room
     /// SQLDelight: `N.sqm` migrates version N to N+1; the `.sq` files hold the newest
     /// schema (`SQLDelightProject`).
     case sqldelight
@@ -18,11 +21,16 @@ public enum MigrationLayout: String, Sendable, CaseIterable {
         if files.topLevel.contains(where: { VersionedSQLFile(numberedName: ProjectFiles.name($0)) != nil }) {
             found.append(.sqlDir)
         }
+        if files.all.contains(where: { RoomSchemas.isSchemaFile($0) && ProjectFiles.name(ProjectFiles.folder(ProjectFiles.folder($0))) == "schemas" }),
+            files.all.contains(where: { $0.hasSuffix(".kt") || $0.hasSuffix(".java") })
+        {
+            found.append(.room)
+        }
         guard found.count == 1, let layout = found.first else {
             let names = found.map(\.rawValue).joined(separator: " and ")
             throw PlanImportError(
                 found.isEmpty
-                    ? "\(directory) holds no migrations that Preflight can read: no SQLDelight .sq/.sqm files, no Flyway V<N>__<name>.sql files, no .sql files whose names start with their version number"
+                    ? "\(directory) holds no migrations that Preflight can read: no SQLDelight .sq/.sqm files, no Flyway V<N>__<name>.sql files, no .sql files whose names start with their version number, no Room schemas (schemas/<database class>/<version>.json) with Kotlin or Java sources"
                     : "\(directory) holds migrations in several layouts (\(names)); import it with 'preflight plan import --from LAYOUT' to say which")
         }
         return layout

@@ -16,12 +16,15 @@ public struct PlanImport: Sendable {
     /// Room's exported schemas (`<version>.json`): the newest one is the fresh install,
     /// its identity hash the plan's, and the runner `room`.
     public var roomSchemas: String?
+    /// `--from room`: the `@Database` class, where the module has several.
+    public var database: String?
     public var name: String?
 
-    public init(layout: MigrationLayout, directory: String, roomSchemas: String? = nil, name: String? = nil) {
+    public init(layout: MigrationLayout, directory: String, roomSchemas: String? = nil, database: String? = nil, name: String? = nil) {
         self.layout = layout
         self.directory = directory
         self.roomSchemas = roomSchemas
+        self.database = database
         self.name = name
     }
 
@@ -29,6 +32,7 @@ public struct PlanImport: Sendable {
         let folder = Self.absolute(directory)
         let migrations: AppMigrations
         switch layout {
+        case .room: return try RoomProject(root: folder, database: database).plan(name: name)
         case .sqldelight: migrations = try SQLDelightProject.read(folder)
         case .flyway: migrations = try FlywayMigrations.read(folder)
         case .sqlDir: migrations = try NumberedSQLFiles.read(folder)
@@ -69,7 +73,8 @@ public struct PlanImport: Sendable {
                 throw PlanImportError(
                     "Room's newest schema, \(newest.file), is version \(newest.version), but the migrations reach version \(steps.count)")
             }
-            freshInstall = newest.createStatements + newest.setupQueries
+            // room_master_table and the hash are the runner's to write, as Room's open helper writes them.
+            freshInstall = newest.createStatements
             runner = "room"
             identityHash = newest.identityHash
         }
@@ -79,8 +84,10 @@ public struct PlanImport: Sendable {
             description += " The fresh install and the identity hash are Room's \(ProjectFiles.name(newest.file))."
         }
         let document = PlanDocument(
-            name: planName, description: description, runner: runner, roomIdentityHash: identityHash,
-            steps: steps.map { (name: $0.name, statements: $0.statements) }, freshInstall: freshInstall)
+            name: planName, description: description, runner: runner,
+            room: identityHash.map { PlanDocument.Room(identityHash: $0) },
+            steps: steps.enumerated().map { PlanDocument.Step(version: $0.offset + 1, name: $0.element.name, statements: $0.element.statements) },
+            freshInstall: freshInstall)
         return ImportedPlan(name: planName, document: Array(document.text.utf8), notes: notes)
     }
 

@@ -8,17 +8,17 @@
 ///      "views": [{"viewName": "v", "createSql": "CREATE VIEW `${VIEW_NAME}` AS ..."}],
 ///      "setupQueries": ["CREATE TABLE IF NOT EXISTS room_master_table (...)", "INSERT OR REPLACE ..."]}}
 ///
-/// Room's versions are `user_version`s.
+/// Room's versions are `user_version`s. `setupQueries` are not read: `room_master_table` and
+/// the identity hash are the runner's to write, as Room's open helper writes them.
 struct RoomSchemas {
     struct Schema {
         var version: Int
         var identityHash: String
-        /// What Room's generated `createAllTables` runs: each entity with its indexes (and an
-        /// FTS entity's content-sync triggers), then the views.
-        var createStatements: [String]
-        /// What Room runs after them on a new database: `room_master_table` and the hash.
-        var setupQueries: [String]
+        var bundle: RoomSchemaBundle
         var file: String
+
+        /// What Room's generated `createAllTables` runs.
+        var createStatements: [String] { bundle.createStatements }
     }
 
     /// Every version's schema, oldest first.
@@ -40,13 +40,22 @@ struct RoomSchemas {
             }
             folder = only
         }
+        try self.init(databaseFolder: folder)
+    }
+
+    /// The schemas in the folder of one database class.
+    init(databaseFolder folder: String) throws(PlanImportError) {
         var schemas: [Schema] = []
-        for path in try ProjectFiles(folder).topLevel where path.hasSuffix(".json") {
-            guard Int(ProjectFiles.name(path).dropLast(".json".count)) != nil else { continue }
+        for path in try ProjectFiles(folder).topLevel where Self.isSchemaFile(path) {
             schemas.append(try Self.read(path))
         }
         self.schemas = schemas.sorted { $0.version < $1.version }
         databaseName = ProjectFiles.name(folder)
+    }
+
+    /// `<version>.json`.
+    static func isSchemaFile(_ path: String) -> Bool {
+        path.hasSuffix(".json") && Int(ProjectFiles.name(path).dropLast(".json".count)) != nil
     }
 
     func schema(version: Int) -> Schema? { schemas.first { $0.version == version } }
@@ -65,40 +74,8 @@ struct RoomSchemas {
             throw fail("the file is named for another version than its \"database.version\" \(version)")
         }
         guard let identityHash = database["identityHash"]?.stringValue else { throw fail("\"database.identityHash\" is missing") }
-        var statements: [String] = []
-        for (index, entity) in (database["entities"]?.elements ?? []).enumerated() {
-            let context = "database.entities[\(index)]"
-            guard let object = entity.objectValue, let table = object["tableName"]?.stringValue,
-                let create = object["createSql"]?.stringValue
-            else { throw fail("\(context) needs \"tableName\" and \"createSql\"") }
-            statements.append(create.replacingOccurrences(of: "${TABLE_NAME}", with: table))
-            for (position, entry) in (object["indices"]?.elements ?? []).enumerated() {
-                guard let sql = entry.objectValue?["createSql"]?.stringValue else {
-                    throw fail("\(context).indices[\(position)] has no \"createSql\"")
-                }
-                statements.append(sql.replacingOccurrences(of: "${TABLE_NAME}", with: table))
-            }
-            for trigger in object["contentSyncTriggers"]?.elements ?? [] {
-                guard let sql = trigger.stringValue else { throw fail("\(context).contentSyncTriggers must hold strings") }
-                statements.append(sql)
-            }
-        }
-        for (index, view) in (database["views"]?.elements ?? []).enumerated() {
-            guard let object = view.objectValue, let name = object["viewName"]?.stringValue,
-                let create = object["createSql"]?.stringValue
-            else { throw fail("database.views[\(index)] needs \"viewName\" and \"createSql\"") }
-            statements.append(create.replacingOccurrences(of: "${VIEW_NAME}", with: name))
-        }
-        guard !statements.isEmpty else { throw fail("\"database.entities\" is empty") }
-        let setup = (database["setupQueries"]?.elements ?? []).compactMap(\.stringValue)
-        return Schema(version: version, identityHash: identityHash, createStatements: statements, setupQueries: setup, file: path)
-    }
-}
-
-extension JSONValue {
-    /// The items of an array (Room's lists of entities, indices, views).
-    fileprivate var elements: [JSONValue]? {
-        if case .array(let items) = self { return items }
-        return nil
+        // A version with no entities is a schema too (an app that adopted Room before its tables).
+        let bundle = try RoomSchemaBundle(database: database, fail: fail)
+        return Schema(version: version, identityHash: identityHash, bundle: bundle, file: path)
     }
 }
