@@ -14,6 +14,8 @@ FROM swift:6.3.1-bookworm AS build
 
 # The system libraries the package links (Package.swift: CSQLite, CMicroHTTPD, CNettle, CICU).
 # Unpinned on purpose: bookworm is a stable release whose security updates replace versions.
+# And what scripts/build-engines needs to build the device engines (SQLite as each platform
+# builds it): a C compiler, make and tclsh, xz for Debian's source tarballs, pip for PyPI's.
 # hadolint ignore=DL3008
 RUN apt-get update \
     && DEBIAN_FRONTEND=noninteractive apt-get install -y --no-install-recommends \
@@ -21,9 +23,21 @@ RUN apt-get update \
         libmicrohttpd-dev \
         nettle-dev \
         libicu-dev \
+        gcc \
+        libc6-dev \
+        make \
+        tcl \
+        xz-utils \
+        python3-pip \
     && rm -rf /var/lib/apt/lists/*
 
 WORKDIR /src
+# The device engines, each in /usr/local/lib/preflight/engines/NAME (docs/devices.md): built
+# before the sources are copied, so that a change to Preflight's code reuses this layer.
+COPY scripts/build-engines scripts/engine-opcode-counter.c scripts/
+RUN scripts/build-engines /usr/local/lib/preflight/engines \
+    && rm -rf /usr/local/lib/preflight/engines/.apt /usr/local/lib/preflight/engines/.sources
+
 # Package.swift names every target's folder, so all of them must be present to load it.
 COPY Package.swift ./
 COPY Sources Sources
@@ -63,6 +77,8 @@ RUN groupadd --gid 10001 preflight \
 
 COPY --from=build /usr/local/bin/preflight /usr/local/bin/preflight
 COPY --from=build /usr/local/share/man/man1/preflight.1 /usr/local/share/man/man1/preflight.1
+# The device engines: a profile's workers load its engine's libsqlite3.so.0 from here.
+COPY --from=build /usr/local/lib/preflight/engines /usr/local/lib/preflight/engines
 # Plans, device profiles and preflight.json at a fixed path; mount a directory of your own
 # over /app/Config to change them. Relative paths in /app/Config/preflight.json resolve
 # against /app, so its "Config/plans" is /app/Config/plans.

@@ -17,9 +17,14 @@ enum Differential {
     }
 
     /// Runs `testCase` through `preflight run` and through the oracle from `start`; returns every disagreement, each a sentence a person can act on (empty when they agree).
-    static func discrepancies(_ testCase: DifferentialCase, from start: Start) throws -> [String] {
+    /// With `device`, Preflight runs on that profile and the oracle on the profile's engine
+    /// (`EngineOracle`, through the engine's own shell at `shell`).
+    static func discrepancies(
+        _ testCase: DifferentialCase, from start: Start, device: (profile: String, shell: String)? = nil
+    ) throws -> [String] {
         let directory = TemporaryDirectory("differential")
-        let oracle = try Oracle.run(testCase, from: start, in: directory)
+        let oracle = try device.map { try EngineOracle.run(testCase, from: start, shell: $0.shell, in: directory) }
+            ?? Oracle.run(testCase, from: start, in: directory)
 
         let planPath = directory.file("plan.json")
         try testCase.planDocument.write(to: URL(fileURLWithPath: planPath))
@@ -32,7 +37,8 @@ enum Differential {
             }
         }
         let outPath = directory.file("out.db")
-        let result = try PreflightProcess.run(["run", "--db", inputPath, "--plan", planPath, "--out", outPath])
+        let result = try PreflightProcess.run(
+            ["run", "--db", inputPath, "--plan", planPath, "--out", outPath] + (device.map { ["--device", $0.profile] } ?? []))
 
         var comparison = Comparison(oracle: oracle, start: start, lastVersion: testCase.oracleSteps.count)
         try comparison.check(result, outPath: outPath)

@@ -83,6 +83,7 @@ import TestSupport
         (#"{"name": "p", "sqlite_version": "3.x"}"#, "p.json: sqlite_version"),
         (#"{"name": "p", "sqlite_version": "3.28", "min_sqlite_version": "3.22"}"#, "p.json: min_sqlite_version"),
         (#"{"name": "p", "entry_point": "onCreate"}"#, "p.json: entry_point"),
+        (#"{"name": "p", "sqlite_build": "debian"}"#, "p.json: sqlite_build"),
         (#"{"name": "p", "time_scale": 0}"#, "p.json: time_scale"),
         (#"{"name": "p", "memory_limit_bytes": 0}"#, "p.json: memory_limit_bytes"),
         (#"{"name": "p", "connection": {"temp_store": "ram"}}"#, "p.json: connection.temp_store"),
@@ -113,6 +114,7 @@ import TestSupport
             let device = try #require(shipped.profile(named: name))
             #expect(device.sqliteVersion == SQLiteVersion(version), "\(name)")
             #expect(device.memoryLimitBytes == nil && device.timeScale == 1, "\(name)")
+            #expect(device.sqliteBuild == (name.hasPrefix("android") ? .android : .ios), "\(name)")
             if name.hasPrefix("android") {
                 #expect(device.connection.tempStore == "MEMORY", "\(name)")
                 #expect(device.connection.secureDelete == true, "\(name)")

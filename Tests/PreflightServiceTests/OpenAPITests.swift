@@ -151,8 +151,8 @@ struct OpenAPITests {
         let required = Set(report["required"] as? [String] ?? [])
         #expect(
             required == [
-                "report_version", "job_id", "outcome", "failure", "first_launch", "plan", "options", "input", "launches",
-                "steps", "space", "final", "warnings", "timings", "kill_sweep", "disk_full_sweep", "power_loss_sweep",
+                "report_version", "job_id", "outcome", "failure", "first_launch", "plan", "options", "sqlite", "input",
+                "launches", "steps", "space", "final", "warnings", "timings", "kill_sweep", "disk_full_sweep", "power_loss_sweep",
             ])
         #expect(Set((report["properties"] as? [String: Any] ?? [:]).keys) == required)
         let outcomes = (schemas?["Outcome"] as? [String: Any])?["enum"] as? [String]

@@ -418,8 +418,8 @@ final class Events: Sendable {
         let object = try #require(JSONValue.parse(first)?.objectValue)
         #expect(
             Set(object.keys) == [
-                "report_version", "job_id", "outcome", "failure", "first_launch", "plan", "options", "input", "launches",
-                "steps", "space", "final", "warnings", "timings", "kill_sweep", "disk_full_sweep", "power_loss_sweep",
+                "report_version", "job_id", "outcome", "failure", "first_launch", "plan", "options", "sqlite", "input",
+                "launches", "steps", "space", "final", "warnings", "timings", "kill_sweep", "disk_full_sweep", "power_loss_sweep",
             ])
         #expect(object["failure"] == .null)
         #expect(object["first_launch"] == .null)

@@ -16,6 +16,29 @@ public enum PreflightProcess {
         return directory.appendingPathComponent(name).path
     }
 
+    /// The `sqlite3` shell built beside the device engine `name` (scripts/build-engines), for
+    /// the binary the tests run; nil when that engine is not built.
+    public static func engineShell(_ name: String) -> String? {
+        SQLiteEngine.installed(forExecutable: executable).first { $0.name == name }?.directory
+            .map { ($0 as NSString).appendingPathComponent("sqlite3") }
+    }
+
+    /// A device engine's shared library, by the engine's name.
+    public struct EngineLibrary: Sendable, CustomStringConvertible {
+        public let name: String
+        public let path: String
+        public var description: String { name }
+    }
+
+    /// The device engines built for the binary the tests run, each its `libsqlite3.so.0`.
+    public static func engineLibraries() -> [EngineLibrary] {
+        SQLiteEngine.installed(forExecutable: executable).compactMap { engine in
+            engine.directory.map {
+                EngineLibrary(name: engine.name, path: ($0 as NSString).appendingPathComponent("libsqlite3.so.0"))
+            }
+        }
+    }
+
     public typealias Result = TestProcess.Result
 
     /// Runs `preflight arguments...` in the repository root and waits for it (at most

@@ -79,7 +79,7 @@ struct SQLStep: StepExecutor {
         let outcome = Result { () throws(SQLiteError) in try statement.run() }
         if unchecked { try connection.execute("PRAGMA ignore_check_constraints = OFF") }
         try outcome.get()
-        let changedRows = connection.totalChanges > before
+        let changedRows = connection.totalChanges != before
         if changedRows { cost = max(cost, .data) }
         return (cost, droppedRows, changedRows)
     }

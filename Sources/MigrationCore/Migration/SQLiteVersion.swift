@@ -21,7 +21,7 @@ public struct SQLiteVersion: Sendable, Hashable, Comparable, Codable, CustomStri
         description = text
     }
 
-    init(_ major: Int, _ minor: Int, _ patch: Int) {
+    public init(_ major: Int, _ minor: Int, _ patch: Int) {
         self.major = major
         self.minor = minor
         self.patch = patch

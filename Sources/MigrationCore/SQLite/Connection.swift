@@ -145,8 +145,10 @@ public final class Connection {
     public var isAutocommit: Bool { sqlite3_get_autocommit(handle) != 0 }
 
     /// Rows inserted, updated or deleted by statements on this connection so far,
-    /// including those their triggers changed (`sqlite3_total_changes64`).
-    public var totalChanges: Int64 { sqlite3_total_changes64(handle) }
+    /// including those their triggers changed (`sqlite3_total_changes`: the 32-bit call,
+    /// as every engine has it, where `sqlite3_total_changes64` is 3.37; it wraps past 2^31
+    /// changes, and its callers compare two readings a statement apart).
+    public var totalChanges: Int64 { Int64(sqlite3_total_changes(handle)) }
 
     public var lastInsertRowID: Int64 { sqlite3_last_insert_rowid(handle) }
 

@@ -32,10 +32,13 @@ public struct SQLiteWork: Sendable, Equatable {
     /// each takes and drops the file's locks and writes its commit (a WAL frame and the
     /// `-shm`'s index, or a journal's header), whether or not a sync follows.
     public var transactions: Int64 = 0
+    /// The instructions by kind (`OpcodeWork`), where the SQLite the connection runs on
+    /// counts them (a device engine); nil on Debian's. Counted, not yet charged.
+    public var opcodes: OpcodeWork?
 
     public init(
         vmSteps: Int64 = 0, cacheMisses: Int64 = 0, cacheHits: Int64 = 0, sortWork: Int64 = 0, collations: Int64 = 0,
-        statementsPrepared: Int64 = 0, statementsRun: Int64 = 0, transactions: Int64 = 0
+        statementsPrepared: Int64 = 0, statementsRun: Int64 = 0, transactions: Int64 = 0, opcodes: OpcodeWork? = nil
     ) {
         self.vmSteps = vmSteps
         self.cacheMisses = cacheMisses
@@ -45,25 +48,31 @@ public struct SQLiteWork: Sendable, Equatable {
         self.statementsPrepared = statementsPrepared
         self.statementsRun = statementsRun
         self.transactions = transactions
+        self.opcodes = opcodes
     }
 
     public static func + (left: SQLiteWork, right: SQLiteWork) -> SQLiteWork {
-        left.combined(with: right, by: +)
+        left.combined(with: right, by: +, +)
     }
 
     public static func - (left: SQLiteWork, right: SQLiteWork) -> SQLiteWork {
-        left.combined(with: right, by: -)
+        left.combined(with: right, by: -, -)
     }
 
-    /// Each count of this and `other` combined by `operation`.
-    private func combined(with other: SQLiteWork, by operation: (Int64, Int64) -> Int64) -> SQLiteWork {
+    /// Each count of this and `other` combined by `operation`; the opcode counts by
+    /// `opcodeOperation` where either side has them, a missing side as none run.
+    private func combined(
+        with other: SQLiteWork, by operation: (Int64, Int64) -> Int64, _ opcodeOperation: (OpcodeWork, OpcodeWork) -> OpcodeWork
+    ) -> SQLiteWork {
         SQLiteWork(
             vmSteps: operation(vmSteps, other.vmSteps), cacheMisses: operation(cacheMisses, other.cacheMisses),
             cacheHits: operation(cacheHits, other.cacheHits), sortWork: operation(sortWork, other.sortWork),
             collations: operation(collations, other.collations),
             statementsPrepared: operation(statementsPrepared, other.statementsPrepared),
             statementsRun: operation(statementsRun, other.statementsRun),
-            transactions: operation(transactions, other.transactions))
+            transactions: operation(transactions, other.transactions),
+            opcodes: opcodes == nil && other.opcodes == nil
+                ? nil : opcodeOperation(opcodes ?? OpcodeWork(), other.opcodes ?? OpcodeWork()))
     }
 }
 
@@ -116,11 +125,14 @@ public final class SQLiteWorkCounter {
     private var statementsPrepared: Int64 = 0
     private var statementsRun: Int64 = 0
     fileprivate var transactions: Int64 = 0
+    /// The engine's opcode counts for the connection, where its SQLite counts them.
+    private let opcodes: OpcodeCounter?
 
     init(handle: OpaquePointer, meter: WorkMeter) {
         self.handle = handle
         self.meter = meter
         collations.initialize(to: preflight_collation_counts(comparisons: 0))
+        opcodes = OpcodeCounter(handle: handle)
     }
 
     deinit { collations.deallocate() }
@@ -137,6 +149,7 @@ public final class SQLiteWorkCounter {
         work.statementsPrepared = statementsPrepared
         work.statementsRun = statementsRun
         work.transactions = transactions
+        work.opcodes = opcodes?.work
         return work
     }
 
@@ -178,6 +191,7 @@ public final class SQLiteWorkCounter {
     /// The connection is closing: the totals are kept as they are now.
     func closing() {
         closedTotal = total
+        opcodes?.stop()
         handle = nil
     }
 

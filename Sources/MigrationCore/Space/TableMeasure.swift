@@ -1,3 +1,4 @@
+import CSQLite
 import Foundation
 
 /// Read-only measurements of the data a step writes: b-tree sizes from dbstat
@@ -176,9 +177,11 @@ final class TableMeasure {
         let names = terms.indices.map { "_t\($0)" }
         let aggregates = ["count(*)", span > 0 ? "(SELECT count(*) FROM _p WHERE p = r)" : "0"]
             + names.flatMap { ["total(\($0))", "total(\($0) * \($0))"] }
+        // MATERIALIZED is 3.35; an older engine (a device's, `SQLiteEngine`) decides alone.
+        let materialized = sqlite3_libversion_number() >= 3_035_000 ? "MATERIALIZED " : ""
         let sql = """
             WITH \(points)_r\(columns.map { "(" + $0.joined(separator: ", ") + ")" } ?? "") AS (\(rows(condition))), \
-            _s(\(names.joined(separator: ", "))) AS MATERIALIZED (SELECT \(terms.joined(separator: ", ")) FROM _r) \
+            _s(\(names.joined(separator: ", "))) AS \(materialized)(SELECT \(terms.joined(separator: ", ")) FROM _r) \
             SELECT \(aggregates.joined(separator: ", ")) FROM _s
             """
         // Made of the step's own expressions: it runs as plan SQL.

@@ -67,7 +67,7 @@ public struct EndState: Sendable, Codable, Equatable {
         guard !columns.isEmpty else { return TableContent(rows: 0, sha256: SHA256.hex([])) }
         let withoutRowID =
             try connection.integer(
-                "SELECT wr FROM pragma_table_list WHERE schema = 'main' AND name = ?", [.text(table)]) != 0
+                "SELECT wr FROM \(TableList.main) WHERE name = ?", [.text(table)]) != 0
         let order: String
         if withoutRowID {
             order = columns.filter { ($0[1].integerValue ?? 0) > 0 }

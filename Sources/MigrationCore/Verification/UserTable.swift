@@ -30,7 +30,7 @@ public struct UserTable: Sendable, Equatable {
         try connection.rows(
             """
             SELECT s.name, l.type FROM main.sqlite_schema AS s
-            JOIN pragma_table_list AS l ON l.schema = 'main' AND l.name = s.name
+            JOIN \(TableList.main) AS l ON l.name = s.name
             WHERE s.type = 'table' AND l.type IN ('table', 'virtual')
               AND s.name NOT LIKE 'sqlite\\_%' ESCAPE '\\' AND s.name NOT LIKE ? ESCAPE '\\'
             ORDER BY s.rowid

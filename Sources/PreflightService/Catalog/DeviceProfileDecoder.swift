@@ -4,7 +4,7 @@ import Simulation
 /// Reads a device profile document (docs/CONTRACT.md §7), naming the file and the key of every problem.
 enum DeviceProfileDecoder {
     static let keys: Set<String> = [
-        "name", "description", "sqlite_version", "min_sqlite_version", "entry_point", "watchdog_ms", "free_bytes",
+        "name", "description", "sqlite_version", "min_sqlite_version", "sqlite_build", "entry_point", "watchdog_ms", "free_bytes",
         "memory_limit_bytes", "launches", "time_scale", "speed", "connection",
         "durability",
     ]
@@ -32,6 +32,15 @@ enum DeviceProfileDecoder {
             }
             sqliteVersion = version
         }
+        var sqliteBuild = SQLiteBuild.host
+        if let text = try fields.string("sqlite_build") {
+            guard let build = SQLiteBuild(rawValue: text) else {
+                throw ConfigurationError(
+                    key: "\(source): sqlite_build",
+                    message: "must be one of \(SQLiteBuild.allCases.map(\.rawValue).joined(separator: ", ")), got \"\(text)\"")
+            }
+            sqliteBuild = build
+        }
         var entryPoint: DeviceProfile.EntryPoint?
         if let text = try fields.string("entry_point") {
             guard let value = DeviceProfile.EntryPoint(rawValue: text) else {
@@ -50,7 +59,7 @@ enum DeviceProfileDecoder {
         }
         return DeviceProfile(
             name: name, description: try fields.string("description") ?? "", sqliteVersion: sqliteVersion,
-            entryPoint: entryPoint, watchdogMs: try fields.integer("watchdog_ms", minimum: 1).map { Int($0) },
+            sqliteBuild: sqliteBuild, entryPoint: entryPoint, watchdogMs: try fields.integer("watchdog_ms", minimum: 1).map { Int($0) },
             freeBytes: try fields.integer("free_bytes", minimum: 0),
             memoryLimitBytes: try fields.integer("memory_limit_bytes", minimum: 1),
             launches: Int(try fields.integer("launches", minimum: 1) ?? 5), timeScale: timeScale,

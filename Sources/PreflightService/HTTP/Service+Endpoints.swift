@@ -66,6 +66,7 @@ extension Service {
             return .object([
                 "name": .string(device.name), "description": .string(device.description),
                 "sqlite_version": text(device.sqliteVersion?.description),
+                "sqlite_build": .string(device.sqliteBuild.rawValue),
                 "entry_point": text(device.entryPoint?.rawValue),
                 "watchdog_ms": number(device.watchdogMs),
                 "free_bytes": number(device.freeBytes),

@@ -9,6 +9,9 @@ public struct DeviceProfile: Sendable, Equatable {
     /// The SQLite the device ships: a step that uses a newer feature fails, or warns with
     /// `sqlite_check: warn`. Nil for the SQLite Preflight links (no check).
     public var sqliteVersion: SQLiteVersion?
+    /// How the device's platform builds SQLite (its compile options): which engine its
+    /// workers run on (`SQLiteEngine`). `host` for the SQLite Preflight links.
+    public var sqliteBuild: SQLiteBuild
     /// Where the app runs its migration, which sets the watchdog when none is given.
     public var entryPoint: EntryPoint?
     /// Wall-clock budget of one launch, in the device's time; nil for no watchdog.
@@ -30,7 +33,8 @@ public struct DeviceProfile: Sendable, Equatable {
 
     /// `watchdogMs` nil takes the entry point's watchdog.
     public init(
-        name: String, description: String = "", sqliteVersion: SQLiteVersion? = nil, entryPoint: EntryPoint? = nil,
+        name: String, description: String = "", sqliteVersion: SQLiteVersion? = nil, sqliteBuild: SQLiteBuild = .host,
+        entryPoint: EntryPoint? = nil,
         watchdogMs: Int? = nil, freeBytes: Int64? = nil, memoryLimitBytes: Int64? = nil, launches: Int = 5,
         timeScale: Double = 1, speed: SpeedModel? = nil, connection: ConnectionSettings = ConnectionSettings(),
         durability: Durability = Durability()
@@ -38,6 +42,7 @@ public struct DeviceProfile: Sendable, Equatable {
         self.name = name
         self.description = description
         self.sqliteVersion = sqliteVersion
+        self.sqliteBuild = sqliteBuild
         self.entryPoint = entryPoint
         self.watchdogMs = watchdogMs ?? entryPoint?.watchdogMs
         self.freeBytes = freeBytes

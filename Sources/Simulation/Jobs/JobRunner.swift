@@ -439,7 +439,8 @@ struct JobRun {
         return Report(
             jobID: job.id, outcome: outcome, failure: outcome == .completed || outcome == .completedAfterKills ? nil : failure,
             plan: PlanSummary(name: job.plan.name, sha256: job.plan.sha256, targetVersion: target, runner: job.plan.runner),
-            options: job.options, input: input, launches: launches, steps: stepsWithBatchSizes, space: space,
+            options: job.options, sqlite: launcher.engine.report(for: job.device), input: input, launches: launches,
+            steps: stepsWithBatchSizes, space: space,
             final: final, warnings: warnings + ledger.warnings,
             timings: Timings(totalMs: milliseconds(ContinuousClock.now - started), uploadMs: job.uploadMs, phases: phases),
             killSweep: killSweep, diskFullSweep: diskFullSweep, powerLossSweep: powerLossSweep, firstLaunch: firstLaunchPath)

@@ -19,6 +19,9 @@ public struct Report: Sendable, Codable {
     @Nullable public var firstLaunch: FirstLaunch?
     public var plan: PlanSummary
     public var options: RunOptions
+    /// The SQLite the workers ran on beside the device's own version (null in reports
+    /// written before it was named).
+    @Nullable public var sqlite: SQLiteReport?
     public var input: InputSummary
     public var launches: [LaunchReport]
     public var steps: [StepReport]
@@ -36,7 +39,7 @@ public struct Report: Sendable, Codable {
 
     public init(
         jobID: String, outcome: Outcome, failure: Failure?, plan: PlanSummary, options: RunOptions,
-        input: InputSummary, launches: [LaunchReport], steps: [StepReport], space: SpaceReport,
+        sqlite: SQLiteReport? = nil, input: InputSummary, launches: [LaunchReport], steps: [StepReport], space: SpaceReport,
         final: FinalState?, warnings: [Warning], timings: Timings, killSweep: SweepReport? = nil,
         diskFullSweep: SweepReport? = nil, powerLossSweep: PowerLossSweepReport? = nil, firstLaunch: FirstLaunch? = nil
     ) {
@@ -46,6 +49,7 @@ public struct Report: Sendable, Codable {
         self.firstLaunch = firstLaunch
         self.plan = plan
         self.options = options
+        self.sqlite = sqlite
         self.input = input
         self.launches = launches
         self.steps = steps
@@ -60,7 +64,7 @@ public struct Report: Sendable, Codable {
 
     enum CodingKeys: String, CodingKey {
         case reportVersion = "report_version", jobID = "job_id", outcome, failure, firstLaunch = "first_launch", plan, options
-        case input
+        case sqlite, input
         case launches, steps, space, final, warnings, timings, killSweep = "kill_sweep", diskFullSweep = "disk_full_sweep"
         case powerLossSweep = "power_loss_sweep"
     }
@@ -79,6 +83,7 @@ public struct Report: Sendable, Codable {
         firstLaunch = try container.decodeIfPresent(FirstLaunch.self, forKey: .firstLaunch)
         plan = try container.decode(PlanSummary.self, forKey: .plan)
         options = try container.decode(RunOptions.self, forKey: .options)
+        sqlite = try container.decodeIfPresent(SQLiteReport.self, forKey: .sqlite)
         input = try container.decode(InputSummary.self, forKey: .input)
         launches = try container.decode([LaunchReport].self, forKey: .launches)
         steps = try container.decode([StepReport].self, forKey: .steps)

@@ -70,7 +70,8 @@ public struct RunOptions: Sendable, Codable, Equatable {
     public enum SQLiteCheck: String, Sendable, Codable {
         /// It fails as it would on the device (failure kind `sqlite_too_old`).
         case fail
-        /// It runs on Preflight's newer SQLite, with a `sqlite_too_old` warning.
+        /// It runs on the device's engine (`SQLiteEngine`), which may be newer than the
+        /// device's own SQLite or lack the feature too, with a `sqlite_too_old` warning.
         case warn
     }
 

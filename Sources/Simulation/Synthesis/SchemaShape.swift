@@ -73,7 +73,7 @@ struct SchemaShape {
         var tables: [Table] = []
         for table in try UserTable.list(connection) where !table.isVirtual {
             let row = try connection.rows(
-                "SELECT l.wr, s.sql FROM pragma_table_list(?1) AS l, sqlite_schema AS s WHERE l.schema = 'main' AND s.name = ?1",
+                "SELECT l.wr, s.sql FROM \(TableList.main) AS l, sqlite_schema AS s WHERE l.name = ?1 AND s.name = ?1",
                 [.text(table.name)]
             ).first
             tables.append(try readTable(

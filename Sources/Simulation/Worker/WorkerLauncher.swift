@@ -62,7 +62,7 @@ struct WorkerLauncher {
             executable: executable,
             arguments: ["worker", task.rawValue, "--job", job.directory.path, "--parent", String(getpid()), "--await-start"]
                 + extraArguments,
-            environment: environment))
+            environment: environment(for: task)))
     }
 
     /// Starts `task` and runs it at once (`run(_:watchdogMs:onLine:)`).
@@ -115,15 +115,27 @@ struct WorkerLauncher {
         return run
     }
 
+    /// The SQLite the job's device runs on (`SQLiteEngine.forDevice`).
+    var engine: SQLiteEngine {
+        SQLiteEngine.forDevice(job.device, among: SQLiteEngine.installed(forExecutable: executable))
+    }
+
     /// A minimal environment: temp files in the job's own directory (so that the space
-    /// VFS sees them where the quota applies), the job's id, nothing else of the parent's
-    /// but the test-only fault hook.
-    private var environment: [String: String] {
+    /// VFS sees them where the quota applies), the job's id, the device's engine first on
+    /// the loader's path, nothing else of the parent's but the test-only fault hook.
+    ///
+    /// A synthesis (`sample`, `synthesize`) runs on this machine's SQLite: the files it makes
+    /// are the same whichever device asked (a matrix row's file serves every device's cell),
+    /// and the same as `preflight synthesize` makes.
+    private func environment(for task: Worker.Task) -> [String: String] {
         // No Swift backtracer: a crashing worker should die at once, as an app does.
         var result = [
             "SQLITE_TMPDIR": job.directory.path, "TMPDIR": job.directory.path, "PATH": "/usr/bin:/bin",
             "SWIFT_BACKTRACE": "enable=no", WorkerStderr.jobVariable: jobID,
         ]
+        if let directory = engine.directory, task != .sample, task != .synthesize {
+            result["LD_LIBRARY_PATH"] = directory
+        }
         if let fault = ProcessInfo.processInfo.environment[Worker.faultVariable] {
             result[Worker.faultVariable] = fault
         }

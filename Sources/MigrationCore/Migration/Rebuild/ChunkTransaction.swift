@@ -18,7 +18,8 @@ extension Connection {
         }
     }
 
-    /// Rows the last INSERT, UPDATE or DELETE changed itself (`sqlite3_changes64`: rows
-    /// changed by triggers it fired are not counted, unlike `totalChanges`).
-    var changes: Int64 { sqlite3_changes64(handle) }
+    /// Rows the last INSERT, UPDATE or DELETE changed itself (`sqlite3_changes`: rows
+    /// changed by triggers it fired are not counted, unlike `totalChanges`). The 32-bit
+    /// call, as every engine has it (`sqlite3_changes64` is 3.37); one chunk is far below its limit.
+    var changes: Int64 { Int64(sqlite3_changes(handle)) }
 }

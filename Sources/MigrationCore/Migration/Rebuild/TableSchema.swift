@@ -19,7 +19,7 @@ struct TableSchema {
     /// The table `name` of the main schema, or nil when there is no such table.
     static func read(_ name: String, _ connection: Connection) throws(SQLiteError) -> TableSchema? {
         let found = try connection.rows(
-            "SELECT name, type, wr FROM pragma_table_list(?) WHERE schema = 'main'", [.text(name)])
+            "SELECT name, type, wr FROM \(TableList.main) WHERE name = ? COLLATE NOCASE", [.text(name)])
         guard let row = found.first, let spelled = row[0].textValue else { return nil }
         guard row[1].textValue == "table" else {
             throw SQLiteError(
