@@ -144,6 +144,13 @@ public final class Connection {
 
     public var isAutocommit: Bool { sqlite3_get_autocommit(handle) != 0 }
 
+    /// The main database's file as SQLite named it to its VFS: `path` made absolute, its
+    /// symbolic links resolved (`path` itself for a database without a file).
+    public var fileName: String {
+        guard let name = sqlite3_db_filename(handle, "main"), name.pointee != 0 else { return path }
+        return String(cString: name)
+    }
+
     /// Rows inserted, updated or deleted by statements on this connection so far,
     /// including those their triggers changed (`sqlite3_total_changes`: the 32-bit call,
     /// as every engine has it, where `sqlite3_total_changes64` is 3.37; it wraps past 2^31

@@ -191,7 +191,7 @@ public enum Calibration {
         try piece("rewrite every row") { try connection.execute("UPDATE t SET c = c + 1, a = a + 1") }
         try piece("scan") { _ = try connection.rows("SELECT count(*), sum(length(b)), max(a) FROM t") }
         try connection.execute("PRAGMA wal_checkpoint(TRUNCATE)")
-        try evictFromPageCache(path)
+        try evictFromPageCache(connection.fileName)
         try piece("scan, the file out of the page cache") {
             let cold = try Connection(path: path, vfs: SPACEVFS_NAME)
             try cold.reportWork(to: launchWork)
@@ -207,9 +207,9 @@ public enum Calibration {
         return samples
     }
 
-    /// Takes the file at `path` out of this machine's page cache (written out first, then
-    /// dropped: Linux's `POSIX_FADV_DONTNEED`), and out of the shim's, so that the next read
-    /// of each page is a read of the disk, and counted as one.
+    /// Takes the file at `path` (as SQLite names it to the shim) out of this machine's page
+    /// cache (written out first, then dropped: Linux's `POSIX_FADV_DONTNEED`), and out of the
+    /// shim's, so that the next read of each page is a read of the disk, and counted as one.
     private static func evictFromPageCache(_ path: String) throws {
         let descriptor = open(path, O_RDONLY)
         guard descriptor >= 0 else { throw SQLiteError(code: 14, message: "cannot open \(path) to evict it from the page cache") }
