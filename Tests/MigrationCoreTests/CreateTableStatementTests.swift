@@ -59,6 +59,23 @@ import Testing
         #expect(statement.columns.map(\.name) == ["check", "check (2)", "autoincrement"])
     }
 
+    @Test func readsAutoincrementOfATablesPrimaryKeyAsSQLiteDoes() throws {
+        let connection = try Connection(path: ":memory:")
+        try connection.execute(
+            """
+            CREATE TABLE counted(id INTEGER, v TEXT, PRIMARY KEY (id AUTOINCREMENT));
+            CREATE TABLE plain(id INTEGER, v TEXT, PRIMARY KEY (id));
+            INSERT INTO counted(v) VALUES ('a'); INSERT INTO plain(v) VALUES ('a');
+            """)
+        // SQLite keeps a sequence for exactly the AUTOINCREMENT tables.
+        let sequenced = try connection.rows("SELECT name FROM sqlite_sequence").compactMap { $0[0].textValue }
+        #expect(sequenced == ["counted"])
+        for (table, isAutoincrement) in [("counted", true), ("plain", false)] {
+            let sql = try connection.rows("SELECT sql FROM sqlite_schema WHERE name = ?", [.text(table)]).first?[0].textValue
+            #expect(CreateTableStatement(try #require(sql)).autoincrement == isAutoincrement, "\(table)")
+        }
+    }
+
     @Test func readsCollationsAndGeneratedColumns() throws {
         let statement = try stored(
             """

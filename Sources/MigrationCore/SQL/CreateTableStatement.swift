@@ -5,8 +5,8 @@
 ///
 /// OVERVIEW: the body between the parentheses after the table's name is split at its
 /// top-level commas into column definitions and table constraints; each is walked at its
-/// own top level (a parenthesised group is skipped as a whole) for COLLATE, CHECK,
-/// AUTOINCREMENT and a generated column's AS. The table options follow the body.
+/// own top level (a parenthesised group is skipped as a whole) for COLLATE, CHECK and a
+/// generated column's AS. The table options follow the body.
 /// `CREATE TABLE ... AS SELECT` has no body, and gives nothing.
 ///
 /// ```swift
@@ -82,6 +82,9 @@ public struct CreateTableStatement {
             if names == ["without", "rowid"] { withoutRowID = true }
             if names == ["strict"] { strict = true }
         }
+        // A word nothing else may use, after a column's PRIMARY KEY or inside the table's
+        // `PRIMARY KEY (id AUTOINCREMENT)`.
+        autoincrement = words[(open + 1)..<close].contains { $0.isKeyword("AUTOINCREMENT") }
         for item in SQLNormalizer.splitAtTopLevelCommas(words[(open + 1)..<close]) {
             guard let first = item.first else { continue }
             if first.kind == .keyword && Self.constraintStarts.contains(first.text) {
@@ -100,7 +103,7 @@ public struct CreateTableStatement {
     }
 
     /// Walks one column definition (of `columns[column]`) or table constraint at its top
-    /// level, picking out COLLATE, CHECK, AUTOINCREMENT and a generated column's AS.
+    /// level, picking out COLLATE, CHECK and a generated column's AS.
     private mutating func scan(_ item: ArraySlice<SQLNormalizer.Token>, column: Int?) {
         var index = item.startIndex
         while index < item.endIndex {
@@ -119,8 +122,6 @@ public struct CreateTableStatement {
                     }
                 case "AS":
                     if let column, let inner = group(after: index, in: item) { columns[column].generatedAs = canonical(inner) }
-                case "AUTOINCREMENT":
-                    autoincrement = true
                 default:
                     break
                 }
