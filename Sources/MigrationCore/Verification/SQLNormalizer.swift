@@ -157,30 +157,33 @@ enum SQLNormalizer {
     /// The canonical tokens of `sql` (read by `SQLTokenizer`), comments and whitespace dropped.
     static func tokens(_ sql: String) -> [Token] {
         let tokenizer = SQLTokenizer(sql)
-        return tokenizer.compactMap { token in
-            let text = tokenizer.text(token)
-            switch token.kind {
-            case .whitespace, .comment:
-                return nil
-            case .keyword:
-                return Token(kind: .keyword, text: text.asciiUppercased(), name: text.asciiLowercased())
-            case .identifier:
-                return Token(kind: .identifier, text: text.asciiLowercased(), name: text.asciiLowercased())
-            case .quotedIdentifier:
-                return quotedName(tokenizer.unquoted(token))
-            case .string, .variable:
-                return Token(kind: .literal, text: text)
-            case .blob:
-                // x'AB' -> X'ab': the digits between the quotes in lower case.
-                return Token(kind: .literal, text: "X" + String(text.dropFirst()).asciiLowercased())
-            case .number:
-                return Token(kind: .literal, text: text.asciiLowercased())
-            case .punctuation:
-                return Token(kind: .punctuation, text: text == "==" ? "=" : text == "<>" ? "!=" : text)
-            case .illegal:
-                // Not in SQL that SQLite accepted; kept as written.
-                return Token(kind: .punctuation, text: text)
-            }
+        return tokenizer.compactMap { canonical($0, of: tokenizer) }
+    }
+
+    /// One token of `tokenizer`'s text in its canonical spelling; nil for whitespace and comments.
+    static func canonical(_ token: SQLToken, of tokenizer: SQLTokenizer) -> Token? {
+        let text = tokenizer.text(token)
+        switch token.kind {
+        case .whitespace, .comment:
+            return nil
+        case .keyword:
+            return Token(kind: .keyword, text: text.asciiUppercased(), name: text.asciiLowercased())
+        case .identifier:
+            return Token(kind: .identifier, text: text.asciiLowercased(), name: text.asciiLowercased())
+        case .quotedIdentifier:
+            return quotedName(tokenizer.unquoted(token))
+        case .string, .variable:
+            return Token(kind: .literal, text: text)
+        case .blob:
+            // x'AB' -> X'ab': the digits between the quotes in lower case.
+            return Token(kind: .literal, text: "X" + String(text.dropFirst()).asciiLowercased())
+        case .number:
+            return Token(kind: .literal, text: text.asciiLowercased())
+        case .punctuation:
+            return Token(kind: .punctuation, text: text == "==" ? "=" : text == "<>" ? "!=" : text)
+        case .illegal:
+            // Not in SQL that SQLite accepted; kept as written.
+            return Token(kind: .punctuation, text: text)
         }
     }
 

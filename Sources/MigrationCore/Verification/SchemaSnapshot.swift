@@ -6,9 +6,9 @@
 /// - tables: columns from `PRAGMA table_xinfo` (declared type in upper case, NOT NULL,
 ///   default, position in the primary key, hidden/generated), UNIQUE constraints from the
 ///   `sqlite_autoindex_*` indexes of `PRAGMA index_list`, foreign keys from
-///   `PRAGMA foreign_key_list`; and from the CREATE TABLE text, which no pragma reports:
-///   WITHOUT ROWID, STRICT, AUTOINCREMENT, CHECK constraints, column collations and
-///   generated-column expressions;
+///   `PRAGMA foreign_key_list`; and from the CREATE TABLE text (`CreateTableStatement`),
+///   which no pragma reports: WITHOUT ROWID, STRICT, AUTOINCREMENT, CHECK constraints,
+///   column collations and generated-column expressions;
 /// - indexes made by CREATE INDEX: key columns (`PRAGMA index_xinfo`) or expressions (the
 ///   CREATE INDEX text), uniqueness, the partial-index WHERE;
 /// - triggers and views: their canonical SQL.
@@ -163,17 +163,17 @@ extension SchemaSnapshot {
             table.virtualDefinition = SQLNormalizer.render(tokens)
             return table
         }
-        let definition = TableDefinition(tokens)
-        table.withoutRowID = definition.withoutRowID
-        table.strict = definition.strict
-        table.autoincrement = definition.autoincrement
-        table.checks = definition.checks
+        let statement = CreateTableStatement(sql)
+        table.withoutRowID = statement.withoutRowID
+        table.strict = statement.strict
+        table.autoincrement = statement.autoincrement
+        table.checks = Set(statement.checks.map(\.canonical))
         let rows = try connection.rows(
             "SELECT name, type, \"notnull\", dflt_value, pk, hidden FROM pragma_table_xinfo(?, 'main') ORDER BY cid",
             [.text(name)])
         for row in rows {
             let columnName = SQLNormalizer.fold(row[0].textValue ?? "")
-            let declared = definition.columns[columnName]
+            let declared = statement.column(named: columnName)
             table.columns[columnName] = Column(
                 name: columnName,
                 type: SQLNormalizer.render(SQLNormalizer.tokens(row[1].textValue ?? "")).uppercased(),
@@ -269,84 +269,7 @@ extension SchemaSnapshot {
     }
 }
 
-// MARK: - What only the CREATE text says
-
-/// The parts of a CREATE TABLE statement that no pragma reports.
-private struct TableDefinition {
-    struct ColumnDefinition {
-        var collation: String?
-        var generatedAs: String?
-    }
-
-    var columns: [String: ColumnDefinition] = [:]
-    var checks: Set<String> = []
-    var withoutRowID = false
-    var strict = false
-    var autoincrement = false
-
-    private static let constraintStarts: Set<String> = ["CONSTRAINT", "PRIMARY", "UNIQUE", "CHECK", "FOREIGN"]
-
-    init(_ tokens: [SQLNormalizer.Token]) {
-        // CREATE TABLE name ( body ) options -- or CREATE TABLE name AS SELECT, which has no body.
-        guard let open = tokens.firstIndex(where: { $0.isPunctuation("(") || $0.isKeyword("AS") }),
-            tokens[open].isPunctuation("("),
-            let close = SQLNormalizer.closingIndex(in: tokens[...], from: open)
-        else { return }
-        for option in SQLNormalizer.splitAtTopLevelCommas(tokens[(close + 1)...]) {
-            let words = option.map { $0.name ?? $0.text }
-            if words == ["without", "rowid"] { withoutRowID = true }
-            if words == ["strict"] { strict = true }
-        }
-        for item in SQLNormalizer.splitAtTopLevelCommas(tokens[(open + 1)..<close]) {
-            guard let first = item.first else { continue }
-            if first.kind == .keyword && Self.constraintStarts.contains(first.text) {
-                scan(item, column: nil)
-            } else {
-                let name = first.name ?? SQLNormalizer.fold(first.text)
-                columns[name] = ColumnDefinition()
-                scan(item.dropFirst(), column: name)
-            }
-        }
-    }
-
-    /// Walks one column definition or table constraint at its top level, picking out
-    /// COLLATE, CHECK, AUTOINCREMENT and a generated column's AS.
-    private mutating func scan(_ item: ArraySlice<SQLNormalizer.Token>, column: String?) {
-        var index = item.startIndex
-        while index < item.endIndex {
-            let token = item[index]
-            if token.isPunctuation("("), let close = SQLNormalizer.closingIndex(in: item, from: index) {
-                index = close + 1
-                continue
-            }
-            if token.kind == .keyword {
-                switch token.text {
-                case "COLLATE" where index + 1 < item.endIndex:
-                    if let column { columns[column]?.collation = (item[index + 1].name ?? item[index + 1].text).uppercased() }
-                case "CHECK":
-                    if let expression = group(after: index, in: item) { checks.insert(expression) }
-                case "AS":
-                    let expression = group(after: index, in: item)
-                    if let column { columns[column]?.generatedAs = expression }
-                case "AUTOINCREMENT":
-                    autoincrement = true
-                default:
-                    break
-                }
-            }
-            index += 1
-        }
-    }
-
-    /// The canonical text inside the parentheses right after `index`.
-    private func group(after index: Int, in item: ArraySlice<SQLNormalizer.Token>) -> String? {
-        let open = index + 1
-        guard open < item.endIndex, item[open].isPunctuation("("),
-            let close = SQLNormalizer.closingIndex(in: item, from: open)
-        else { return nil }
-        return SQLNormalizer.render(SQLNormalizer.strippingOuterParentheses(Array(item[(open + 1)..<close])))
-    }
-}
+// MARK: - What only the CREATE INDEX text says
 
 /// The parts of a CREATE INDEX statement that no pragma reports: the text of expression
 /// keys and the WHERE of a partial index.

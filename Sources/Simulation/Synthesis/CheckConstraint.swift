@@ -31,46 +31,19 @@ struct CheckConstraint {
     }
 }
 
-/// What a table's CREATE statement says that the pragmas do not: its CHECK constraints
-/// and whether its key is AUTOINCREMENT. Read with the one tokenizer, never by hand.
-struct TableDefinition {
-    var checks: [CheckConstraint] = []
-    var autoincrement = false
-
-    init(sql: String, columns: [String]) {
-        let tokenizer = SQLTokenizer(sql)
-        let tokens = tokenizer.filter { !$0.isTrivia }
+extension CheckConstraint {
+    /// The CHECK constraints of `statement`, read against the table's `columns` (as the
+    /// pragmas name them).
+    static func read(_ statement: CreateTableStatement, columns: [String]) -> [CheckConstraint] {
+        let tokenizer = statement.tokenizer
         let columnNames = Dictionary(columns.map { ($0.lowercased(), $0) }, uniquingKeysWith: { first, _ in first })
-        var index = 0
-        while index < tokens.count {
-            let token = tokens[index]
-            if token.kind == .keyword, tokenizer.matches(token, "AUTOINCREMENT") { autoincrement = true }
-            if token.kind == .keyword, tokenizer.matches(token, "CHECK"), index + 1 < tokens.count,
-                tokenizer.matches(tokens[index + 1], "(")
-            {
-                // The balanced parentheses after CHECK.
-                var depth = 0
-                var end = index + 1
-                while end < tokens.count {
-                    if tokenizer.matches(tokens[end], "(") { depth += 1 }
-                    if tokenizer.matches(tokens[end], ")") {
-                        depth -= 1
-                        if depth == 0 { break }
-                    }
-                    end += 1
-                }
-                let inner = Array(tokens[(index + 2)..<min(end, tokens.count)])
-                if let first = inner.first, let last = inner.last {
-                    let named = inner.compactMap { Self.columnName($0, tokenizer, columnNames) }
-                    var check = CheckConstraint(
-                        expression: tokenizer.text(first.range.lowerBound..<last.range.upperBound),
-                        columns: named.reduce(into: []) { if !$0.contains($1) { $0.append($1) } })
-                    Self.readConjuncts(inner, tokenizer, columnNames, into: &check)
-                    checks.append(check)
-                }
-                index = end
-            }
-            index += 1
+        return statement.checks.compactMap { written in
+            guard !written.tokens.isEmpty else { return nil }
+            let named = written.tokens.compactMap { columnName($0, tokenizer, columnNames) }
+            var check = CheckConstraint(
+                expression: written.text, columns: named.reduce(into: []) { if !$0.contains($1) { $0.append($1) } })
+            readConjuncts(written.tokens, tokenizer, columnNames, into: &check)
+            return check
         }
     }
 

@@ -3,7 +3,7 @@ import MigrationCore
 /// The ordinary tables of a database as a generator needs them, learnt from SQLite itself
 /// (`pragma_table_list`, `pragma_table_xinfo`, `pragma_index_list`/`index_info`,
 /// `pragma_foreign_key_list`); only what the pragmas do not give, the CHECK constraints
-/// and the AUTOINCREMENT keyword, is read from the CREATE statement with `SQLTokenizer`.
+/// and the AUTOINCREMENT keyword, is read from the CREATE statement (`CreateTableStatement`).
 struct SchemaShape {
     typealias Affinity = ColumnAffinity
 
@@ -120,10 +120,10 @@ struct SchemaShape {
             foreignKeys[id, default: ForeignKey(parent: row[1].textValue ?? "", from: [], to: [])].from.append(row[2].textValue ?? "")
             foreignKeys[id]?.to.append(row[3].textValue ?? "")
         }
-        let definition = TableDefinition(sql: sql, columns: columns.map(\.name))
+        let statement = CreateTableStatement(sql)
         return Table(
-            name: name, withoutRowid: withoutRowid, autoincrement: definition.autoincrement, columns: columns,
-            primaryKey: primaryKey, uniqueKeys: uniqueKeys,
-            foreignKeys: foreignKeys.keys.sorted().compactMap { foreignKeys[$0] }, checks: definition.checks)
+            name: name, withoutRowid: withoutRowid, autoincrement: statement.autoincrement, columns: columns,
+            primaryKey: primaryKey, uniqueKeys: uniqueKeys, foreignKeys: foreignKeys.keys.sorted().compactMap { foreignKeys[$0] },
+            checks: CheckConstraint.read(statement, columns: columns.map(\.name)))
     }
 }
