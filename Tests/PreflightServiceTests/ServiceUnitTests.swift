@@ -100,6 +100,28 @@ import TestSupport
         #expect(stepFailure.message == "step 2 failed")
     }
 
+    /// A matrix's cells carry reports too: a cell's internal failure, and its report's, get
+    /// a request id in place of their words, as a run's report does.
+    @Test func anInternalFailureInAMatrixCellNamesNoPath() throws {
+        let words = "cannot create a job directory: /srv/jobs/0a1b: Permission denied"
+        let cell = #"{"outcome": "failed", "failure": {"kind": "internal", "message": "\#(words)"}, "launches": 0, "elapsed_ms": 0}"#
+        let json = #"""
+            {"matrix_version": 1, "plan": "p", "devices": ["d", "e"], "from_version": 1, "target_version": 2,
+             "rows": [{"from_version": 1, "source": "synthesized", "cells": {"d": \#(cell),
+               "e": {"outcome": "failed", "failure": {"kind": "sql_error", "message": "no such column: x"}, "launches": 1, "elapsed_ms": 3}}}],
+             "summary": {"worst_outcome": "failed", "margin_ms": {}},
+             "identity": {"plan_sha256": "a", "options_sha256": "b", "inputs": []}}
+            """#
+        var answer = try JSONDecoder().decode(MatrixAnswer.self, from: Data(json.utf8))
+        let faults = answer.withholdInternalDetails()
+        #expect(faults.count == 1)
+        #expect(faults.first?.detail == words)
+        let body = String(decoding: MatrixRendering.render(answer, as: .json), as: UTF8.self)
+        #expect(!body.contains("/srv/jobs"), "\(body)")
+        #expect(body.contains(try #require(faults.first).requestID))
+        #expect(body.contains("no such column: x"))
+    }
+
     @Test func optionsPartValues() throws {
         let values = try Service.optionValues(Array(#"{"watchdog_ms": 5000, "device": "phone", "free_bytes": "50MB", "target": null}"#.utf8))
         #expect(values == ["watchdog_ms": "5000", "device": "phone", "free_bytes": "50MB"])

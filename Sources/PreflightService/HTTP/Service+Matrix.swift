@@ -94,18 +94,40 @@ extension Service {
         switch result {
         case .failure(let error):
             return .response(.error(error))
-        case .success(let answer):
+        case .success(var answer):
+            let faults = answer.withholdInternalDetails()
+            for fault in faults.dropFirst() {
+                log.write(.error, "a matrix cell's internal failure", [
+                    ("job_id", .string(id)), ("request_id", .string(fault.requestID)), ("detail", .string(fault.detail))])
+            }
             let (contentType, body): (String, [UInt8])
             switch form {
             case .page: (contentType, body) = (ReportAnswer.pageContentType, Array(MatrixPage.html(answer).utf8))
             case .rendered(let format): (contentType, body) = (format.contentType, MatrixRendering.render(answer, as: format))
             }
             var response = HTTPResponse(status: 200, contentType: contentType, body: .bytes(body))
+            response.fault = faults.first
             if let worst = answer.summary.worstOutcome {
                 response.headers.append(HTTPError.Header(name: "Preflight-Outcome", value: worst.rawValue))
             }
             return .response(response)
         }
+    }
+}
+
+extension MatrixAnswer {
+    /// A cell's internal failure, and its report's, may name the server's paths as a run's
+    /// may (`Failure.withholdInternalDetail`): each gets a request id in their place, and
+    /// the faults answered go to the log.
+    mutating func withholdInternalDetails() -> [HTTPError.Fault] {
+        var faults: [HTTPError.Fault] = []
+        for row in rows.indices {
+            for device in rows[row].cells.keys {
+                if let fault = rows[row].cells[device]?.failure?.withholdInternalDetail() { faults.append(fault) }
+                if let fault = rows[row].cells[device]?.report?.failure?.withholdInternalDetail() { faults.append(fault) }
+            }
+        }
+        return faults
     }
 }
 
