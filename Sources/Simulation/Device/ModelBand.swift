@@ -8,13 +8,13 @@ import MigrationCore
 public struct ModelBand: Sendable, Equatable {
     /// The relative error of the CPU's time: instructions, comparisons, page copies,
     /// statements and transactions.
-    public static let cpu = 0.30
+    public static let cpu = 0.45
     /// Of reads from flash.
-    public static let read = 0.50
+    public static let read = 0.55
     /// Of writes to flash at a sync.
-    public static let write = 0.50
+    public static let write = 0.55
     /// Of the syncs' flushes.
-    public static let sync = 0.35
+    public static let sync = 0.55
 
     public var lowMs: Int
     public var highMs: Int
