@@ -9,16 +9,11 @@ import Synchronization
 ///
 /// The search directory (a `JobDirectory`) holds the sample as its `input` when there is
 /// one; each size gets a job directory of its own under `points/`, removed once measured.
-public final class CapacityRehearsal: Sendable {
+public final class CapacityRehearsal: WorkerStarting, Sendable {
     let workerExecutable: String
 
     public init(workerExecutable: String) {
         self.workerExecutable = workerExecutable
-    }
-
-    /// Starts the same workers as `runner`.
-    public convenience init(runner: JobRunner) {
-        self.init(workerExecutable: runner.workerExecutable)
     }
 
     public func run(

@@ -11,16 +11,11 @@ import MigrationCore
 /// Everything happens inside `directory`: `synthesized/<id>/` per synthesized version,
 /// `cells/<id>/` per cell (removed once measured), `fresh-install.db` (the empty file),
 /// under GRDB `fixture-versions/<id>/` per fixture read (removed once read).
-public final class MatrixRehearsal: Sendable {
+public final class MatrixRehearsal: WorkerStarting, Sendable {
     let workerExecutable: String
 
     public init(workerExecutable: String) {
         self.workerExecutable = workerExecutable
-    }
-
-    /// Starts the same workers as `runner`.
-    public convenience init(runner: JobRunner) {
-        self.init(workerExecutable: runner.workerExecutable)
     }
 
     /// Runs the cells of `request` (its shard's, when it has one) and answers the matrix.
