@@ -36,7 +36,7 @@ public enum Calibration {
     public static func run(directory: String, rows: Int, rounds: Int, executable: String) throws -> Result {
         let statsPath = directory + "/calibration.stats"
         guard SpaceStats.create(path: statsPath, quotaBytes: nil) == 0 else {
-            throw SQLiteError(code: 14, message: "cannot create \(statsPath)")
+            throw CalibrationError("cannot create \(statsPath)")
         }
         _ = try SpaceVFSMeter(statsPath: statsPath)
         var timings: [[SpeedFit.Sample]] = []
@@ -212,11 +212,11 @@ public enum Calibration {
     /// shim's, so that the next read of each page is a read of the disk, and counted as one.
     private static func evictFromPageCache(_ path: String) throws {
         let descriptor = open(path, O_RDONLY)
-        guard descriptor >= 0 else { throw SQLiteError(code: 14, message: "cannot open \(path) to evict it from the page cache") }
+        guard descriptor >= 0 else { throw CalibrationError("cannot open \(path) to evict it from the page cache") }
         defer { close(descriptor) }
         fsync(descriptor)
         guard posix_fadvise(descriptor, 0, 0, POSIX_FADV_DONTNEED) == 0, spacevfs_forget_pages(path) == 0 else {
-            throw SQLiteError(code: 14, message: "cannot evict \(path) from the page cache")
+            throw CalibrationError("cannot evict \(path) from the page cache")
         }
     }
 
@@ -245,7 +245,7 @@ public enum Calibration {
             while let line = child.readLine(deadline: nil, shouldStop: { false }).line { output += line + [10] }
             _ = child.wait()
             guard let report = try? JSONDecoder().decode(LaunchTimes.self, from: Data(output)), report.launches.count == 1 else {
-                throw SQLiteError(code: 1, message: "the rehearsal of the launch's own cost printed no report of one launch")
+                throw CalibrationError("the rehearsal of the launch's own cost printed no report of one launch")
             }
             overheads.append(Double(report.launches[0].elapsedMs - report.steps.reduce(0) { $0 + $1.elapsedMs }))
         }
