@@ -26,4 +26,19 @@ import Testing
         #expect(try codes(["DROP /* old */ TABLE notes"]) == ["destructive_drop"])
         #expect(try codes(["ALTER TABLE notes DROP COLUMN body"]) == ["sqlite_too_old"])
     }
+
+    /// A table dropped and put back in the same step (SQLite's twelve-step change, Room's
+    /// AutoMigration: create, copy, drop, rename) keeps its rows: no warning for it; a table
+    /// dropped for good still warns, by name.
+    @Test func aTableDroppedAndPutBackIsNotLost() throws {
+        let rebuild = [
+            "CREATE TABLE `_new_notes` (`id` INTEGER NOT NULL, `title` TEXT, PRIMARY KEY(`id`))",
+            "INSERT INTO `_new_notes` (`id`,`title`) SELECT `id`,`title` FROM `notes`",
+            "DROP TABLE `notes`",
+            "ALTER TABLE `_new_notes` RENAME TO `notes`",
+        ]
+        #expect(try codes(rebuild) == [])
+        #expect(try codes(rebuild + ["DROP TABLE IF EXISTS \"Archive\""]) == ["destructive_drop"])
+        #expect(try codes(["DROP TABLE notes", "ALTER TABLE other RENAME TO elsewhere"]) == ["destructive_drop"])
+    }
 }
