@@ -33,8 +33,17 @@ public final class CapacityRehearsal: WorkerStarting, Sendable {
                 "from_version must be from 1 to \(request.target - 1) (below the target, v\(request.target)), got \(fromVersion)")
         }
         let table = try growingTable(request, sample: sample, fromVersion: fromVersion)
-        // The sample's part of each size's cache key, read once.
-        let sampleSHA256 = sample == nil ? nil : try? sha256OfFile(directory.input.path)
+        // The sample's part of each size's cache key, read once. A sample that cannot be
+        // hashed stops the search: keyed as no sample, its sizes would take files made
+        // without its shape.
+        var sampleSHA256: String?
+        if sample != nil {
+            do {
+                sampleSHA256 = try sha256OfFile(directory.input.path)
+            } catch {
+                throw CapacityError(code: "internal", "cannot read the sample to key its synthesized files: \(error)")
+            }
+        }
         var search = PredictingSearch(request: request, fromVersion: fromVersion)
         var costs: [Int: [CostFit.Sample]] = [:]
         var stoppedByTime = false
